@@ -1,0 +1,681 @@
+//! The catalog: an immutable snapshot of every skill, namespace and
+//! diagnostic of a set of roots at one revision.
+//!
+//! `CatalogBuilder` holds the configuration (roots, bounds, profile) and
+//! builds frozen `Catalog` values; a watcher keeps the builder and builds
+//! again. This module owns what turns scanned files into skills: dropping
+//! duplicates, resolving name collisions deterministically, naming
+//! namespaces, and mapping findings to diagnostics under the chosen profile.
+
+pub mod rules;
+
+use crate::model::{one_line, Code, Diagnostic, Namespace, Position, Profile, Skill};
+use crate::parse::{self, markdown, Finding};
+use crate::scan::{self, FoundSkill, ScanLimits};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+/// Failures that stop a catalog from being built at all. Problems with
+/// individual files are diagnostics inside the catalog instead.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("skill root {} does not exist — check the path given to --root", .0.display())]
+    RootNotFound(PathBuf),
+    #[error("skill root {} is not a folder — pass the folder that holds the skills", .0.display())]
+    RootNotADirectory(PathBuf),
+}
+
+/// Body size past which a skill is reported: the format's guidance is to
+/// keep `SKILL.md` under 500 lines and about 5,000 tokens.
+pub const MAX_BODY_LINES: usize = 500;
+pub const MAX_BODY_TOKENS: usize = 5_000;
+
+/// Configuration of a catalog build.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogBuilder {
+    roots: Vec<PathBuf>,
+    limits: ScanLimits,
+    profile: Profile,
+    check_bodies: bool,
+}
+
+impl CatalogBuilder {
+    /// Roots in precedence order: on a name collision the earlier root wins.
+    pub fn new<I, P>(roots: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        CatalogBuilder {
+            roots: roots.into_iter().map(Into::into).collect(),
+            ..CatalogBuilder::default()
+        }
+    }
+
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.limits.max_depth = depth;
+        self
+    }
+
+    pub fn max_entries(mut self, entries: usize) -> Self {
+        self.limits.max_entries = entries;
+        self
+    }
+
+    pub fn max_file_bytes(mut self, bytes: u64) -> Self {
+        self.limits.max_file_bytes = bytes;
+        self
+    }
+
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.limits.threads = threads;
+        self
+    }
+
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Also read every body to check links and size (what `lint` needs; the
+    /// directory does not).
+    pub fn check_bodies(mut self, check: bool) -> Self {
+        self.check_bodies = check;
+        self
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Scan the roots and build the snapshot.
+    pub fn build(&self) -> Result<Catalog, CatalogError> {
+        for root in &self.roots {
+            match std::fs::metadata(root) {
+                Err(_) => return Err(CatalogError::RootNotFound(root.clone())),
+                Ok(m) if !m.is_dir() => return Err(CatalogError::RootNotADirectory(root.clone())),
+                Ok(_) => {}
+            }
+        }
+        let mut assembly = Assembly::new(self.profile);
+        let mut found = Vec::new();
+        let mut namespace_files = Vec::new();
+        for (index, root) in self.roots.iter().enumerate() {
+            let result = scan::scan_root(index, root, &self.limits);
+            for item in result.findings {
+                assembly.report(&item.path, &item.finding);
+            }
+            found.extend(result.skills);
+            namespace_files.extend(result.namespace_files);
+        }
+        let skills = assembly.skills_from(found, self.check_bodies);
+        let namespaces = namespaces_of(&skills, &namespace_files);
+        Ok(Catalog::assemble(
+            self.roots.clone(),
+            self.profile,
+            skills,
+            namespaces,
+            assembly.diagnostics,
+        ))
+    }
+}
+
+/// Turns findings into diagnostics for one profile while skills are built.
+struct Assembly {
+    profile: Profile,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Assembly {
+    fn new(profile: Profile) -> Self {
+        Assembly {
+            profile,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    fn report(&mut self, path: &Path, finding: &Finding) {
+        if let Some(severity) = finding.code.severity(self.profile) {
+            self.diagnostics.push(Diagnostic {
+                path: path.to_path_buf(),
+                line: finding.position.line,
+                column: finding.position.column,
+                severity,
+                code: finding.code,
+                message: finding.message.clone(),
+            });
+        }
+    }
+
+    fn skills_from(&mut self, mut found: Vec<FoundSkill>, check_bodies: bool) -> Vec<Skill> {
+        // Precedence: earlier root, then shallower path, then path order.
+        found.sort_by(|a, b| {
+            (a.root, a.relative.components().count(), &a.relative).cmp(&(
+                b.root,
+                b.relative.components().count(),
+                &b.relative,
+            ))
+        });
+        let preferred: HashSet<(usize, PathBuf)> = found
+            .iter()
+            .filter(|f| f.relative.file_name() == Some("SKILL.md".as_ref()))
+            .map(|f| {
+                (
+                    f.root,
+                    f.relative
+                        .parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut seen_files = HashSet::new();
+        let mut skills = Vec::with_capacity(found.len());
+        for file in found {
+            let folder = file
+                .relative
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            if file.relative.file_name() != Some("SKILL.md".as_ref())
+                && preferred.contains(&(file.root, folder.clone()))
+            {
+                continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
+            }
+            if let Some(identity) = file.identity {
+                if !seen_files.insert(identity) {
+                    continue; // The same file reached through another path.
+                }
+            }
+            for finding in &file.parsed.findings {
+                self.report(&file.path, finding);
+            }
+            if let Some(skill) = self.skill_from(&file, &folder, check_bodies) {
+                skills.push(skill);
+            }
+        }
+        self.resolve_collisions(&mut skills);
+        skills
+    }
+
+    fn skill_from(
+        &mut self,
+        file: &FoundSkill,
+        folder: &Path,
+        check_bodies: bool,
+    ) -> Option<Skill> {
+        let fields = file.parsed.fields.as_ref()?;
+        let folder_name = file
+            .path
+            .parent()
+            .and_then(|p| p.file_name())
+            .or_else(|| folder.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| {
+                std::path::absolute(&file.path).ok().and_then(|p| {
+                    p.parent()?
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                })
+            })
+            .unwrap_or_default();
+        let description = fields
+            .description
+            .as_deref()
+            .map(one_line)
+            .unwrap_or_default();
+        if description.is_empty() {
+            let position = if fields.positions.contains_key("description") {
+                fields.position("description")
+            } else {
+                Position::START
+            };
+            self.report(
+                &file.path,
+                &Finding::new(
+                    Code::DescriptionMissing,
+                    position,
+                    "no `description`; the skill was not loaded — add `description:` saying what the skill does and when to use it",
+                ),
+            );
+            return None;
+        }
+        for finding in rules::check_fields(fields, &folder_name) {
+            self.report(&file.path, &finding);
+        }
+        if check_bodies {
+            for finding in check_body(&file.path, fields) {
+                self.report(&file.path, &finding);
+            }
+        }
+        let name = fields
+            .name
+            .as_deref()
+            .map(one_line)
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| folder_name.clone());
+        let namespace = folder.parent().map(slash_path).unwrap_or_default();
+        let positions = |key: &str| fields.positions.get(key).copied();
+        Some(Skill {
+            id: name.clone(),
+            name,
+            namespace,
+            description,
+            raw_description: fields.description.clone().unwrap_or_default(),
+            path: file.path.clone(),
+            root: file.root,
+            license: fields.license.clone(),
+            compatibility: fields.compatibility.clone(),
+            allowed_tools: fields.allowed_tools.clone(),
+            metadata: fields.metadata.clone(),
+            extra: fields.extra.clone(),
+            file_bytes: file.file_bytes,
+            body_line: file.parsed.body_line,
+            body_offset: file.parsed.body_offset,
+            name_position: positions("name"),
+            description_position: positions("description"),
+            shadowed: false,
+        })
+    }
+
+    /// The first skill of a name (in precedence order) keeps it; the others
+    /// get `namespace/name` and a warning naming the winner's file.
+    fn resolve_collisions(&mut self, skills: &mut [Skill]) {
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        let mut losers = Vec::new();
+        for (index, skill) in skills.iter().enumerate() {
+            if taken.contains_key(&skill.name) {
+                losers.push(index);
+            } else {
+                taken.insert(skill.name.clone(), index);
+            }
+        }
+        for index in losers {
+            let winner = taken[&skills[index].name];
+            let base = skills[index].qualified_name();
+            let mut id = base.clone();
+            let mut n = 2;
+            while taken.contains_key(&id) {
+                id = format!("{base}~{n}");
+                n += 1;
+            }
+            taken.insert(id.clone(), index);
+            let message = format!(
+                "`{}` is also the name of {}, which takes precedence; this skill is listed as `{id}` — rename one of them to make both reachable by name",
+                skills[index].name,
+                skills[winner].path.display()
+            );
+            let position = skills[index].name_position.unwrap_or(Position::START);
+            let path = skills[index].path.clone();
+            self.report(&path, &Finding::new(Code::NameShadowed, position, message));
+            skills[index].id = id;
+            skills[index].shadowed = true;
+        }
+    }
+}
+
+/// `/`-joined components of a relative path.
+fn slash_path(path: &Path) -> String {
+    let mut out = String::new();
+    for component in path.components() {
+        if let Component::Normal(part) = component {
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(&part.to_string_lossy());
+        }
+    }
+    out
+}
+
+/// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(parse::decode(&bytes).0.into_owned())
+}
+
+/// Checks that need the body: local links and size.
+fn check_body(path: &Path, _fields: &parse::Fields) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let Ok(text) = read_text(path) else {
+        return findings;
+    };
+    let parsed = parse::parse_text(&text);
+    let body = &text[parsed.body_offset.min(text.len())..];
+    let lines = body.lines().count();
+    let tokens = crate::tokens::count(body);
+    if lines > MAX_BODY_LINES || tokens > MAX_BODY_TOKENS {
+        findings.push(Finding::new(
+            Code::BodyTooLong,
+            Position {
+                line: parsed.body_line,
+                column: 1,
+            },
+            format!(
+                "body is {} lines and {} tokens; keep it under {MAX_BODY_LINES} lines and {} tokens — move detail into reference files and link them",
+                rules::thousands(lines),
+                rules::thousands(tokens),
+                rules::thousands(MAX_BODY_TOKENS)
+            ),
+        ));
+    }
+    let skill_dir = path.parent().unwrap_or(Path::new("."));
+    let outline = markdown::outline(&text, parsed.body_offset);
+    for link in outline.links {
+        let position = Position {
+            line: link.line,
+            column: link.column,
+        };
+        match resolve_inside(skill_dir, &link.target) {
+            Err(reason) => findings.push(Finding::new(
+                Code::LinkEscapes,
+                position,
+                format!(
+                    "link `{}` {reason}; agents cannot follow it — copy the file into the skill folder and link it relatively",
+                    link.target
+                ),
+            )),
+            Ok(target) => {
+                if !target.exists() {
+                    findings.push(Finding::new(
+                        Code::LinkBroken,
+                        position,
+                        format!(
+                            "link `{}` points to a file that does not exist — fix the path or add the file",
+                            link.target
+                        ),
+                    ));
+                } else if let (Ok(real), Ok(real_dir)) = (target.canonicalize(), skill_dir.canonicalize()) {
+                    if !real.starts_with(&real_dir) {
+                        findings.push(Finding::new(
+                            Code::LinkEscapes,
+                            position,
+                            format!(
+                                "link `{}` resolves through a symlink to {}, outside the skill folder — copy the file into the skill folder",
+                                link.target,
+                                real.display()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// Resolve a relative link target inside `dir` without touching the disk;
+/// refuse absolute paths and `..` that climb out of `dir`.
+pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str> {
+    let target_path = Path::new(target);
+    if target_path.is_absolute() || target.starts_with('/') || target.starts_with('\\') {
+        return Err("is an absolute path");
+    }
+    let mut depth: usize = 0;
+    let mut out = dir.to_path_buf();
+    for component in target_path.components() {
+        match component {
+            Component::Normal(part) => {
+                depth += 1;
+                out.push(part);
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth == 0 {
+                    return Err("leaves the skill folder");
+                }
+                depth -= 1;
+                out.pop();
+            }
+            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path"),
+        }
+    }
+    Ok(out)
+}
+
+/// Namespaces of the skills, sorted by name, with descriptions from the
+/// folder's README/index front matter where one exists.
+fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Namespace> {
+    let mut by_name: BTreeMap<&str, Vec<&Skill>> = BTreeMap::new();
+    for skill in skills {
+        by_name.entry(&skill.namespace).or_default().push(skill);
+    }
+    // Skill folders, so a namespace that is itself a skill (nested skills)
+    // can say so.
+    let skill_folders: HashMap<String, &str> = skills
+        .iter()
+        .map(|s| {
+            let folder = if s.namespace.is_empty() {
+                s.dir()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            } else {
+                format!(
+                    "{}/{}",
+                    s.namespace,
+                    s.dir()
+                        .file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default()
+                )
+            };
+            (folder, s.name.as_str())
+        })
+        .collect();
+    let mut descriptions: HashMap<String, String> = HashMap::new();
+    // Files are ordered by root precedence through their paths' roots only
+    // loosely; sort explicitly so the first root's README wins.
+    let mut files: Vec<&scan::FoundNamespaceFile> = files.iter().collect();
+    files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
+    for file in files {
+        let name = slash_path(&file.folder);
+        if !by_name.contains_key(name.as_str()) || descriptions.contains_key(&name) {
+            continue;
+        }
+        if let Ok(text) = read_text(&file.path) {
+            if let Some(description) = parse::frontmatter::description_of(&text) {
+                descriptions.insert(name, one_line(&description));
+            }
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, members)| {
+            let description =
+                descriptions
+                    .remove(name)
+                    .unwrap_or_else(|| match skill_folders.get(name) {
+                        Some(parent) => format!("Skills nested inside the {parent} skill."),
+                        None => Namespace::default_description(name),
+                    });
+            let mut ids: Vec<String> = members.iter().map(|s| s.id.clone()).collect();
+            ids.sort();
+            Namespace {
+                name: name.to_string(),
+                description,
+                skills: ids,
+            }
+        })
+        .collect()
+}
+
+/// An immutable snapshot of the skills under a set of roots.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    revision: String,
+    roots: Vec<PathBuf>,
+    profile: Profile,
+    /// Sorted by namespace, then id.
+    skills: Vec<Skill>,
+    namespaces: Vec<Namespace>,
+    diagnostics: Vec<Diagnostic>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Catalog {
+    fn assemble(
+        roots: Vec<PathBuf>,
+        profile: Profile,
+        mut skills: Vec<Skill>,
+        namespaces: Vec<Namespace>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics.dedup();
+        let by_id = skills
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.clone(), i))
+            .collect();
+        let revision = revision_of(&skills, &namespaces);
+        Catalog {
+            revision,
+            roots,
+            profile,
+            skills,
+            namespaces,
+            diagnostics,
+            by_id,
+        }
+    }
+
+    /// A content hash of what the directory shows: same files, same revision.
+    pub fn revision(&self) -> &str {
+        &self.revision
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// All skills, sorted by namespace, then id.
+    pub fn skills(&self) -> &[Skill] {
+        &self.skills
+    }
+
+    /// All namespaces that hold skills, sorted by name.
+    pub fn namespaces(&self) -> &[Namespace] {
+        &self.namespaces
+    }
+
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces
+            .binary_search_by(|n| n.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.namespaces[i])
+    }
+
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Find a skill by id, by qualified name (`namespace/name`), or by name
+    /// when only shadowed skills carry it.
+    pub fn get(&self, key: &str) -> Option<&Skill> {
+        if let Some(&i) = self.by_id.get(key) {
+            return Some(&self.skills[i]);
+        }
+        self.skills.iter().find(|s| s.qualified_name() == key)
+    }
+
+    /// Ids that look like `key`, for "did you mean" answers.
+    pub fn similar(&self, key: &str, limit: usize) -> Vec<&str> {
+        let key = key.to_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .skills
+            .iter()
+            .map(|s| (edit_distance(&key, &s.id.to_lowercase()), s.id.as_str()))
+            .filter(|(d, id)| *d <= 3.max(key.chars().count() / 3) || id.contains(key.as_str()))
+            .collect();
+        scored.sort();
+        scored.into_iter().take(limit).map(|(_, id)| id).collect()
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(current + 1);
+            previous = current;
+        }
+    }
+    row[b.len()]
+}
+
+/// 64-bit FNV-1a: tiny, stable across platforms and releases.
+pub(crate) struct Fnv(u64);
+
+impl Fnv {
+    pub(crate) fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        // A separator so ("ab","c") and ("a","bc") differ.
+        self.0 ^= 0xff;
+        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+
+    pub(crate) fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+fn revision_of(skills: &[Skill], namespaces: &[Namespace]) -> String {
+    let mut hash = Fnv::new();
+    for skill in skills {
+        hash.write(skill.id.as_bytes());
+        hash.write(skill.namespace.as_bytes());
+        hash.write(skill.description.as_bytes());
+        hash.write(skill.path.to_string_lossy().as_bytes());
+    }
+    for namespace in namespaces {
+        hash.write(namespace.name.as_bytes());
+        hash.write(namespace.description.as_bytes());
+    }
+    format!("{:016x}", hash.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_inside_refuses_escapes() {
+        let dir = Path::new("/s/skill");
+        assert_eq!(
+            resolve_inside(dir, "references/a.md").unwrap(),
+            PathBuf::from("/s/skill/references/a.md")
+        );
+        assert_eq!(
+            resolve_inside(dir, "./a/../b.md").unwrap(),
+            PathBuf::from("/s/skill/b.md")
+        );
+        assert!(resolve_inside(dir, "../other/SKILL.md").is_err());
+        assert!(resolve_inside(dir, "a/../../x").is_err());
+        assert!(resolve_inside(dir, "/etc/passwd").is_err());
+    }
+
+    #[test]
+    fn distance() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
+    }
+}

@@ -1,0 +1,333 @@
+//! The rules of the Agent Skills format (and the stricter rules of hosted
+//! products) applied to one skill's fields.
+//!
+//! Every rule emits its finding whatever the profile; the catalog maps codes
+//! to severities per profile (`Code::severity`) and drops what a profile does
+//! not report. Keeping the rules profile-free means one place decides what a
+//! rule *is* and one place decides how much it matters.
+
+use crate::model::{Code, Position};
+use crate::parse::frontmatter::{CLIENT_KEYS, SPEC_KEYS};
+use crate::parse::{Fields, Finding};
+use unicode_normalization::UnicodeNormalization;
+
+pub const MAX_NAME_CHARS: usize = 64;
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+const RESERVED_WORDS: &[&str] = &["anthropic", "claude"];
+
+/// Format a count with thousands separators (`1,100`), as messages quote it.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A kebab-case suggestion for a bad name: lowercase, runs of anything that
+/// is not a letter or digit become one hyphen.
+pub fn suggest_name(name: &str) -> String {
+    let mut out = String::new();
+    let mut pending_hyphen = false;
+    for c in name.nfkc() {
+        if c.is_alphanumeric() {
+            if pending_hyphen && !out.is_empty() {
+                out.push('-');
+            }
+            pending_hyphen = false;
+            out.extend(c.to_lowercase());
+        } else {
+            pending_hyphen = true;
+        }
+    }
+    out.chars()
+        .take(MAX_NAME_CHARS)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_string()
+}
+
+fn is_name_char(c: char) -> bool {
+    c == '-'
+        || (c.is_alphanumeric() && !c.is_uppercase() && c.to_lowercase().eq(std::iter::once(c)))
+}
+
+/// Check a skill's fields. `folder` is the skill folder's name.
+pub fn check_fields(fields: &Fields, folder: &str) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    check_name(fields, folder, &mut findings);
+    if let Some(description) = fields.description.as_deref() {
+        check_description(description, fields.position("description"), &mut findings);
+    }
+    if let Some(compatibility) = fields.compatibility.as_deref() {
+        let chars = compatibility.chars().count();
+        if chars > MAX_COMPATIBILITY_CHARS {
+            findings.push(Finding::new(
+                Code::CompatibilityTooLong,
+                fields.position("compatibility"),
+                format!(
+                    "compatibility is {} characters; the limit is {MAX_COMPATIBILITY_CHARS} — keep only the requirements an agent must check",
+                    thousands(chars)
+                ),
+            ));
+        }
+    }
+    for key in fields.extra.keys() {
+        if key == "metadata" || SPEC_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let position = fields.position(key);
+        if CLIENT_KEYS.contains(&key.as_str()) {
+            findings.push(Finding::new(
+                Code::ClientKey,
+                position,
+                format!(
+                    "`{key}` is a host-specific key (not in the Agent Skills format); it is kept, but other hosts ignore it and some reject the skill"
+                ),
+            ));
+        } else {
+            findings.push(Finding::new(
+                Code::UnknownKey,
+                position,
+                format!(
+                    "`{key}` is not an Agent Skills field; it is kept as extra metadata — move it under `metadata:` (the allowed keys are {})",
+                    SPEC_KEYS.join(", ")
+                ),
+            ));
+        }
+    }
+    findings
+}
+
+fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
+    let position = fields.position("name");
+    let name = match fields.name.as_deref().map(str::trim) {
+        Some(name) if !name.is_empty() => name,
+        _ => {
+            findings.push(Finding::new(
+                Code::NameMissing,
+                if fields.positions.contains_key("name") {
+                    position
+                } else {
+                    Position::START
+                },
+                format!(
+                    "no `name` in the front matter; the folder name is used — add `name: {folder}`"
+                ),
+            ));
+            return;
+        }
+    };
+    let normalized: String = name.nfkc().collect();
+    let chars = normalized.chars().count();
+    if chars > MAX_NAME_CHARS {
+        findings.push(Finding::new(
+            Code::NameTooLong,
+            position,
+            format!(
+                "name is {chars} characters; the limit is {MAX_NAME_CHARS} — shorten it and rename the folder to match"
+            ),
+        ));
+    }
+    let mut problems = Vec::new();
+    if normalized.chars().any(|c| c.is_uppercase()) {
+        problems.push("must be lowercase");
+    }
+    if normalized
+        .chars()
+        .any(|c| !is_name_char(c) && !c.is_uppercase())
+    {
+        problems.push("may only contain letters, digits and hyphens");
+    }
+    if normalized.starts_with('-') || normalized.ends_with('-') {
+        problems.push("must not start or end with a hyphen");
+    }
+    if normalized.contains("--") {
+        problems.push("must not contain `--`");
+    }
+    if !problems.is_empty() {
+        let suggestion = suggest_name(&normalized);
+        let fix = if suggestion.is_empty() {
+            String::from("choose a name of lowercase letters, digits and hyphens")
+        } else {
+            format!("try `{suggestion}`")
+        };
+        findings.push(Finding::new(
+            Code::NameInvalid,
+            position,
+            format!("name `{name}` {} — {fix}", problems.join(", ")),
+        ));
+    }
+    let folder_normalized: String = folder.nfkc().collect();
+    if normalized != folder_normalized {
+        findings.push(Finding::new(
+            Code::NameMismatch,
+            position,
+            format!(
+                "name `{name}` does not match its folder `{folder}` — rename the folder or set `name: {folder}`"
+            ),
+        ));
+    }
+    if !normalized.is_ascii() {
+        findings.push(Finding::new(
+            Code::NameNotAscii,
+            position,
+            format!("name `{name}` is not ASCII; hosted products accept only a-z, 0-9 and `-` — use an ASCII name"),
+        ));
+    }
+    for word in RESERVED_WORDS {
+        if normalized.contains(word) {
+            findings.push(Finding::new(
+                Code::NameReservedWord,
+                position,
+                format!("name `{name}` contains the reserved word `{word}` — choose another name"),
+            ));
+        }
+    }
+    if has_xml_tag(name) {
+        findings.push(Finding::new(
+            Code::XmlTag,
+            position,
+            format!("name `{name}` contains an XML tag — remove the angle brackets"),
+        ));
+    }
+}
+
+fn check_description(description: &str, position: Position, findings: &mut Vec<Finding>) {
+    let chars = description.chars().count();
+    if chars > MAX_DESCRIPTION_CHARS {
+        findings.push(Finding::new(
+            Code::DescriptionTooLong,
+            position,
+            format!(
+                "description is {} characters; the limit is {} — shorten it or move detail into the body",
+                thousands(chars),
+                thousands(MAX_DESCRIPTION_CHARS)
+            ),
+        ));
+    }
+    if has_xml_tag(description) {
+        findings.push(Finding::new(
+            Code::XmlTag,
+            position,
+            "description contains an XML tag; hosted products reject it — write the text without angle brackets",
+        ));
+    }
+    if !says_when(description) {
+        findings.push(Finding::new(
+            Code::DescriptionNoTrigger,
+            position,
+            "description does not say when to use the skill — add a sentence such as \"Use when …\" with the words a user would say",
+        ));
+    }
+}
+
+/// Does the description tell an agent *when* to reach for the skill?
+fn says_when(description: &str) -> bool {
+    let lower = description.to_lowercase();
+    const CUES: &[&str] = &[
+        "use when",
+        "use this",
+        "use it",
+        "use for",
+        "used when",
+        "used for",
+        "when ",
+        "whenever",
+        "if you",
+        "if the",
+        "if a",
+        "trigger",
+        "invoke",
+        "helps ",
+        "for tasks",
+        "for requests",
+        "当",
+        "时使用",
+        "适用",
+        "用于",
+        "在需要",
+        "とき",
+        "場合",
+        "때 ",
+    ];
+    CUES.iter().any(|cue| lower.contains(cue))
+}
+
+fn has_xml_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'<'
+            && bytes
+                .get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'/')
+            && text[i..].find('>').is_some_and(|end| {
+                let inner = &text[i + 1..i + end];
+                !inner.is_empty() && !inner.contains(' ') || inner.contains('=')
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(name: &str, folder: &str) -> Vec<Code> {
+        let fields = Fields {
+            name: Some(name.into()),
+            description: Some("Does x. Use when y.".into()),
+            ..Fields::default()
+        };
+        check_fields(&fields, folder)
+            .into_iter()
+            .map(|f| f.code)
+            .collect()
+    }
+
+    #[test]
+    fn name_rules() {
+        assert!(codes("pdf-forms", "pdf-forms").is_empty());
+        assert_eq!(codes("PDF Forms", "PDF Forms"), vec![Code::NameInvalid]);
+        assert_eq!(codes("-a", "-a"), vec![Code::NameInvalid]);
+        assert_eq!(codes("a--b", "a--b"), vec![Code::NameInvalid]);
+        assert_eq!(codes("a", "b"), vec![Code::NameMismatch]);
+        assert_eq!(codes("技能", "技能"), vec![Code::NameNotAscii]);
+        assert_eq!(codes("мой-навык", "мой-навык"), vec![Code::NameNotAscii]);
+        assert_eq!(
+            codes("НАВЫК", "НАВЫК"),
+            vec![Code::NameInvalid, Code::NameNotAscii]
+        );
+        assert_eq!(
+            codes("claude-helper", "claude-helper"),
+            vec![Code::NameReservedWord]
+        );
+        let long = "a".repeat(65);
+        assert_eq!(codes(&long, &long), vec![Code::NameTooLong]);
+        // NFKC: decomposed name matches a composed folder.
+        assert!(!codes("cafe\u{301}", "café").contains(&Code::NameMismatch));
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest_name("My Cool_Skill!"), "my-cool-skill");
+        assert_eq!(suggest_name("--"), "");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(1100), "1,100");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn xml_tags() {
+        assert!(has_xml_tag("use <b>bold</b>"));
+        assert!(!has_xml_tag("a < b and c > d"));
+    }
+}

@@ -1,0 +1,561 @@
+//! One function per command: build the catalog, ask the query, write the
+//! answer. Data goes to stdout through one buffered writer; everything
+//! meant for the person at the terminal goes to stderr.
+
+use super::style::Style;
+use super::{build, builder, Cli, Command, LintArgs, LintFormat, ListArgs, RenderArgs, ShowArgs};
+use crate::catalog::rules::thousands;
+use crate::catalog::Catalog;
+use crate::model::{Diagnostic, Profile, Severity, Skill};
+use crate::query::{self, render, Budget, Format, RenderOptions};
+use crate::tokens;
+use anyhow::Context as _;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
+    match &cli.command {
+        Command::Render(args) => render_command(cli, args),
+        Command::Lint(args) => lint_command(cli, args),
+        Command::List(args) => list_command(cli, args),
+        Command::Show(args) => show_command(cli, args),
+    }
+}
+
+fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}
+
+fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = stdout();
+    serde_json::to_writer_pretty(&mut out, value).context("writing JSON")?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+struct Counts {
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+}
+
+fn count(diagnostics: &[Diagnostic]) -> Counts {
+    let of = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+    Counts {
+        errors: of(Severity::Error),
+        warnings: of(Severity::Warning),
+        infos: of(Severity::Info),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
+    let severity = match d.severity {
+        Severity::Error => style.red("error"),
+        Severity::Warning => style.yellow("warning"),
+        Severity::Info => style.cyan("info"),
+    };
+    format!(
+        "{}:{}:{}: {}[{}]: {}",
+        d.path.display(),
+        d.line,
+        d.column,
+        severity,
+        d.code,
+        d.message
+    )
+}
+
+/// After commands that are not `lint`: a one-line summary of problems on
+/// stderr (every diagnostic with -v), so authors notice without asking.
+#[allow(clippy::print_stderr)]
+fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
+    if cli.global.quiet {
+        return;
+    }
+    let style = Style::stderr(cli.global.color);
+    let diagnostics = catalog.diagnostics();
+    if cli.global.verbose {
+        for d in diagnostics {
+            eprintln!("{}", diagnostic_line(d, &style));
+        }
+    }
+    let counts = count(diagnostics);
+    if counts.errors + counts.warnings > 0 {
+        let mut files: Vec<&std::path::Path> = diagnostics
+            .iter()
+            .filter(|d| d.severity != Severity::Info)
+            .map(|d| d.path.as_path())
+            .collect();
+        files.sort();
+        files.dedup();
+        eprintln!(
+            "skilldex: {}, {} in {}{}",
+            plural(counts.errors, "error", "errors"),
+            plural(counts.warnings, "warning", "warnings"),
+            plural(files.len(), "file", "files"),
+            if cli.global.verbose {
+                ""
+            } else {
+                " — run `skilldex lint` for details"
+            }
+        );
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
+    let format = if args.json {
+        Format::Json
+    } else {
+        args.format.into()
+    };
+    let budget = match (args.budget_tokens, args.budget_chars) {
+        (Some(n), _) => Some(Budget::Tokens(n)),
+        (None, Some(n)) => Some(Budget::Chars(n)),
+        (None, None) => None,
+    };
+    if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
+        // Load the tokenizer while the roots are scanned.
+        tokens::warm_up();
+    }
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let options = RenderOptions {
+        format,
+        paths: args.paths.into(),
+        mode: args.mode.into(),
+        budget,
+        base: std::env::current_dir().context("reading the current folder")?,
+        reach: query::Reach::Cli,
+    };
+    let rendered = query::render_directory(&catalog, &options);
+    if format == Format::Json {
+        write_json(&render::to_json(&catalog, &rendered))?;
+    } else {
+        let mut out = stdout();
+        out.write_all(rendered.text.as_bytes())?;
+        out.flush()?;
+    }
+    report_diagnostics(cli, &catalog);
+    if !cli.global.quiet {
+        if catalog.skills().is_empty() {
+            eprintln!(
+                "skilldex: no skills found under {} — a skill is a folder with a SKILL.md",
+                catalog
+                    .roots()
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(budget) = budget {
+            let collapsed_namespaces = rendered.namespaces.iter().filter(|n| n.collapsed).count();
+            let unlisted = rendered.namespaces.iter().filter(|n| !n.listed).count();
+            let mut parts = Vec::new();
+            if rendered.shortened > 0 {
+                parts.push(format!(
+                    "{} shortened",
+                    plural(rendered.shortened, "description", "descriptions")
+                ));
+            }
+            if !rendered.collapsed.is_empty() {
+                parts.push(format!(
+                    "{} shown only as {}",
+                    plural(rendered.collapsed.len(), "skill", "skills"),
+                    plural(collapsed_namespaces, "namespace line", "namespace lines")
+                ));
+            }
+            if unlisted > 0 {
+                parts.push(format!(
+                    "{} left out (named in the closing line)",
+                    plural(unlisted, "group", "groups")
+                ));
+            }
+            if !rendered.fits {
+                eprintln!(
+                    "skilldex: warning: the budget of {} {} is smaller than the shortest directory ({} {}); printed that anyway",
+                    thousands(budget.limit()),
+                    budget.unit(),
+                    thousands(rendered.cost),
+                    budget.unit()
+                );
+            } else if !parts.is_empty() {
+                eprintln!(
+                    "skilldex: fitted in {} of {} {}: {}",
+                    thousands(rendered.cost),
+                    thousands(budget.limit()),
+                    budget.unit(),
+                    parts.join("; ")
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::print_stderr)]
+fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
+    let profile: Profile = args.profile.into();
+    let catalog = build(&builder(&cli.global, profile)?.check_bodies(true))?;
+    let diagnostics = catalog.diagnostics();
+    let counts = count(diagnostics);
+    if args.json || args.format == LintFormat::Json {
+        let value = serde_json::json!({
+            "profile": profile.as_str(),
+            "diagnostics": diagnostics,
+            "summary": {
+                "skills": catalog.skills().len(),
+                "errors": counts.errors,
+                "warnings": counts.warnings,
+                "infos": counts.infos,
+            }
+        });
+        write_json(&value)?;
+    } else {
+        let style = Style::stdout(cli.global.color);
+        let mut out = stdout();
+        for d in diagnostics {
+            writeln!(out, "{}", diagnostic_line(d, &style))?;
+        }
+        out.flush()?;
+        if !cli.global.quiet {
+            let style = Style::stderr(cli.global.color);
+            let verdict = if counts.errors > 0 {
+                style.red("failed")
+            } else {
+                style.green("ok")
+            };
+            eprintln!(
+                "skilldex lint ({}): {} — {} loaded, {}, {}, {}",
+                profile.as_str(),
+                verdict,
+                plural(catalog.skills().len(), "skill", "skills"),
+                plural(counts.errors, "error", "errors"),
+                plural(counts.warnings, "warning", "warnings"),
+                plural(counts.infos, "note", "notes"),
+            );
+        }
+    }
+    Ok(if counts.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The directory line cost of each skill, as `render` would print it.
+fn entry_tokens(skill: &Skill) -> usize {
+    tokens::count(&format!(
+        "- {}: {} [{}]\n",
+        skill.id,
+        skill.description,
+        skill.path.display()
+    ))
+}
+
+fn in_namespace(namespace: &str, filter: &str) -> bool {
+    let filter = filter.trim_matches('/');
+    filter.is_empty() || namespace == filter || namespace.starts_with(&format!("{filter}/"))
+}
+
+fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
+    tokens::warm_up();
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let filter = args.namespace.as_deref().unwrap_or("");
+    if !filter.is_empty()
+        && !catalog
+            .namespaces()
+            .iter()
+            .any(|n| in_namespace(&n.name, filter))
+    {
+        let names: Vec<&str> = catalog
+            .namespaces()
+            .iter()
+            .map(|n| n.display_name())
+            .collect();
+        anyhow::bail!(
+            "no namespace `{filter}` — the namespaces are: {}",
+            names.join(", ")
+        );
+    }
+    let skills: Vec<&Skill> = catalog
+        .skills()
+        .iter()
+        .filter(|s| in_namespace(&s.namespace, filter))
+        .collect();
+    let counts = count(catalog.diagnostics());
+    if args.json {
+        let entries: Vec<serde_json::Value> = skills
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "id": s.id,
+                    "name": s.name,
+                    "namespace": s.namespace,
+                    "description": s.description,
+                    "path": s.path,
+                    "tokens": entry_tokens(s),
+                    "shadowed": s.shadowed,
+                })
+            })
+            .collect();
+        let namespaces: Vec<&crate::model::Namespace> = catalog
+            .namespaces()
+            .iter()
+            .filter(|n| in_namespace(&n.name, filter))
+            .collect();
+        write_json(&serde_json::json!({
+            "revision": catalog.revision(),
+            "skills": entries,
+            "namespaces": namespaces,
+            "diagnostics": {
+                "errors": counts.errors,
+                "warnings": counts.warnings,
+                "infos": counts.infos,
+            }
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::stdout(cli.global.color);
+    let mut out = stdout();
+    let total_tokens: usize = skills.iter().map(|s| entry_tokens(s)).sum();
+    let namespace_count = catalog
+        .namespaces()
+        .iter()
+        .filter(|n| in_namespace(&n.name, filter))
+        .count();
+    writeln!(
+        out,
+        "{} in {} · directory ≈ {} tokens",
+        style.bold(&plural(skills.len(), "skill", "skills")),
+        plural(namespace_count, "namespace", "namespaces"),
+        thousands(total_tokens)
+    )?;
+    let name_width = skills
+        .iter()
+        .map(|s| s.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    for namespace in catalog
+        .namespaces()
+        .iter()
+        .filter(|n| in_namespace(&n.name, filter))
+    {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}  {}",
+            style.bold(&format!(
+                "{}/",
+                namespace.display_name().trim_end_matches('/')
+            )),
+            style.dim(&render::shorten(&namespace.description, 80).0)
+        )?;
+        let members: Vec<&&Skill> = skills
+            .iter()
+            .filter(|s| s.namespace == namespace.name)
+            .collect();
+        for (i, skill) in members.iter().enumerate() {
+            let branch = if i + 1 == members.len() {
+                "└─"
+            } else {
+                "├─"
+            };
+            let id = &skill.id;
+            let pad = name_width.saturating_sub(id.chars().count());
+            let description = render::shorten(&skill.description, 64).0;
+            writeln!(
+                out,
+                "{branch} {}{}  {}  {}",
+                if skill.shadowed {
+                    style.yellow(id)
+                } else {
+                    style.cyan(id)
+                },
+                " ".repeat(pad),
+                description,
+                style.dim(&format!("{} tok", entry_tokens(skill)))
+            )?;
+        }
+    }
+    writeln!(out)?;
+    if counts.errors + counts.warnings == 0 {
+        writeln!(out, "{}", style.green("no problems found"))?;
+    } else {
+        writeln!(
+            out,
+            "{}, {} — run `skilldex lint` for details",
+            style.red(&plural(counts.errors, "error", "errors")),
+            style.yellow(&plural(counts.warnings, "warning", "warnings"))
+        )?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::print_stderr)]
+fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    tokens::warm_up();
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let Some(skill) = catalog.get(&args.name) else {
+        let similar = catalog.similar(&args.name, 5);
+        if similar.is_empty() {
+            eprintln!(
+                "skilldex: no skill named `{}` — run `skilldex list` to see them",
+                args.name
+            );
+        } else {
+            eprintln!(
+                "skilldex: no skill named `{}` — did you mean {}?",
+                args.name,
+                similar
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        return Ok(ExitCode::from(1));
+    };
+    let detail = query::skill_detail(&catalog, skill)
+        .with_context(|| format!("reading {}", skill.path.display()))?;
+    if args.json {
+        write_json(&detail)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::stdout(cli.global.color);
+    let mut out = stdout();
+    writeln!(out, "{}", style.bold(&skill.id))?;
+    writeln!(out, "  {}", skill.description)?;
+    writeln!(out)?;
+    let mut field = |key: &str, value: &str| writeln!(out, "{:<15}{}", format!("{key}:"), value);
+    field("name", &skill.name)?;
+    field(
+        "namespace",
+        if skill.namespace.is_empty() {
+            "(top level)"
+        } else {
+            &skill.namespace
+        },
+    )?;
+    field("path", &skill.path.display().to_string())?;
+    if let Some(v) = &skill.license {
+        field("license", v)?;
+    }
+    if let Some(v) = &skill.compatibility {
+        field("compatibility", v)?;
+    }
+    if let Some(v) = &skill.allowed_tools {
+        field("allowed-tools", v)?;
+    }
+    for (k, v) in &skill.metadata {
+        field("metadata", &format!("{k} = {v}"))?;
+    }
+    for (k, v) in &skill.extra {
+        field("extra", &format!("{k} = {v}"))?;
+    }
+    field(
+        "body",
+        &format!(
+            "{} lines, {} tokens (from line {})",
+            thousands(detail.body_lines),
+            thousands(detail.body_tokens),
+            skill.body_line
+        ),
+    )?;
+    if skill.shadowed {
+        field(
+            "note",
+            "another skill of higher precedence has this name; use the id above",
+        )?;
+    }
+    if !detail.headings.is_empty() {
+        writeln!(out, "\n{}", style.bold("Outline"))?;
+        for heading in &detail.headings {
+            writeln!(
+                out,
+                "  {:>5}  {}{} {}",
+                style.dim(&format!("L{}", heading.line)),
+                "  ".repeat(usize::from(heading.level.saturating_sub(1))),
+                "#".repeat(usize::from(heading.level)),
+                heading.text
+            )?;
+        }
+    }
+    if !detail.links.is_empty() {
+        writeln!(out, "\n{}", style.bold("Links"))?;
+        for link in &detail.links {
+            let mark = if link.resolves {
+                style.green("ok")
+            } else {
+                style.red("missing")
+            };
+            writeln!(
+                out,
+                "  {:>5}  {}  {}",
+                style.dim(&format!("L{}", link.line)),
+                link.target,
+                mark
+            )?;
+        }
+    }
+    if !detail.sub_files.is_empty() {
+        writeln!(out, "\n{}", style.bold("Files"))?;
+        let width = detail
+            .sub_files
+            .iter()
+            .map(|f| f.path.chars().count())
+            .max()
+            .unwrap_or(0);
+        for file in &detail.sub_files {
+            let kind = serde_json::to_value(file.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let tokens = match file.tokens {
+                Some(t) if file.estimated => format!("~{} tokens", thousands(t)),
+                Some(t) => format!("{} tokens", thousands(t)),
+                None => String::new(),
+            };
+            writeln!(
+                out,
+                "  {:<width$}  {:<12} {:>10}  {}{}",
+                file.path,
+                kind,
+                human_bytes(file.bytes),
+                tokens,
+                file.description
+                    .as_deref()
+                    .map(|d| format!("  {}", style.dim(&render::shorten(d, 60).0)))
+                    .unwrap_or_default(),
+            )?;
+        }
+        if detail.sub_files_truncated {
+            writeln!(out, "  … more files not listed")?;
+        }
+    }
+    if !detail.diagnostics.is_empty() {
+        writeln!(out, "\n{}", style.bold("Diagnostics"))?;
+        for d in &detail.diagnostics {
+            writeln!(out, "  {}", diagnostic_line(d, &style))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_bytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}

@@ -1,0 +1,295 @@
+//! The command line: argument parsing, the mapping of flags onto the
+//! library's builders (in exactly one function), and all terminal output.
+//!
+//! This is the only module (with the MCP server) that writes to stdout or
+//! stderr. stdout carries data only; summaries, notes and errors go to
+//! stderr. Exit codes: 0 ok, 1 findings (lint errors, unknown skill), 2 usage
+//! or I/O errors. A closed pipe is not an error.
+#![allow(clippy::print_stderr)]
+
+mod commands;
+mod style;
+
+use crate::catalog::{Catalog, CatalogBuilder};
+use crate::model::Profile;
+use crate::query::{Format, Mode, PathStyle};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// skilldex — turn folders of Markdown skills into a directory an agent can
+/// discover, search and read on demand.
+#[derive(Debug, Parser)]
+#[command(name = "skilldex", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// A folder of skills; repeat for several (earlier ones win name
+    /// collisions). Default: ./skills, ./.agents/skills, ./.claude/skills,
+    /// ./.codex/skills, ~/.agents/skills, ~/.claude/skills (those that exist),
+    /// or the folders in SKILLDEX_ROOTS.
+    #[arg(long = "root", value_name = "DIR", global = true)]
+    roots: Vec<PathBuf>,
+    /// When to color output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
+    /// Print nothing on stderr but errors.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print every diagnostic on stderr, not only a summary.
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    /// Deepest folder level searched below a root.
+    #[arg(long, value_name = "N", global = true)]
+    max_depth: Option<usize>,
+    /// Files and folders visited per root before the walk stops.
+    #[arg(long, value_name = "N", global = true)]
+    max_entries: Option<usize>,
+    /// SKILL.md size above which it is reported and only its header is read.
+    #[arg(long, value_name = "BYTES", global = true)]
+    max_file_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the skills directory for an agent's prompt.
+    Render(RenderArgs),
+    /// Check skills against the Agent Skills rules and report problems.
+    Lint(LintArgs),
+    /// Show the catalog as a tree: namespaces, skills, token costs.
+    List(ListArgs),
+    /// Show everything about one skill: metadata, outline, files.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+struct RenderArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
+    format: FormatArg,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    /// How skill paths are shown.
+    #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
+    paths: PathsArg,
+    /// Fit the directory in this many tokens (o200k tokenizer).
+    #[arg(long, value_name = "N", conflicts_with = "budget_chars")]
+    budget_tokens: Option<usize>,
+    /// Fit the directory in this many characters.
+    #[arg(long, value_name = "N")]
+    budget_chars: Option<usize>,
+    /// What to show: bodies inline (full), one line per skill (directory),
+    /// one line per namespace (namespaces), or pick by size (auto).
+    #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
+    mode: ModeArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Markdown,
+    Xml,
+    Json,
+    AgentsMd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PathsArg {
+    Absolute,
+    Relative,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    Auto,
+    Full,
+    Directory,
+    Namespaces,
+}
+
+#[derive(Debug, Args)]
+struct LintArgs {
+    /// Which rules apply.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Spec)]
+    profile: ProfileArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    format: LintFormat,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProfileArg {
+    Spec,
+    Strict,
+    Lenient,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LintFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    /// Only this namespace (and the namespaces below it).
+    #[arg(long, value_name = "NAME")]
+    namespace: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// Skill name or qualified id (`namespace/name`).
+    name: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parse arguments, run the command, and map the outcome to an exit code.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    match commands::dispatch(&cli) {
+        Ok(code) => code,
+        Err(error) => {
+            if is_broken_pipe(&error) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("skilldex: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The roots to scan: flags, else `SKILLDEX_ROOTS`, else the default
+/// locations that exist.
+fn resolve_roots(global: &GlobalArgs) -> anyhow::Result<Vec<PathBuf>> {
+    if !global.roots.is_empty() {
+        return Ok(global.roots.clone());
+    }
+    if let Some(value) = std::env::var_os("SKILLDEX_ROOTS").filter(|v| !v.is_empty()) {
+        return Ok(std::env::split_paths(&value).collect());
+    }
+    let mut candidates: Vec<PathBuf> = [
+        "skills",
+        ".agents/skills",
+        ".claude/skills",
+        ".codex/skills",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let home = PathBuf::from(home);
+        candidates.push(home.join(".agents/skills"));
+        candidates.push(home.join(".claude/skills"));
+    }
+    let existing: Vec<PathBuf> = candidates.iter().filter(|p| p.is_dir()).cloned().collect();
+    if existing.is_empty() {
+        anyhow::bail!(
+            "no skill folders found (looked in {}) — pass --root DIR",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(existing)
+}
+
+/// The one place flags become builder settings.
+fn builder(global: &GlobalArgs, profile: Profile) -> anyhow::Result<CatalogBuilder> {
+    let mut builder = CatalogBuilder::new(resolve_roots(global)?).profile(profile);
+    if let Some(depth) = global.max_depth {
+        builder = builder.max_depth(depth);
+    }
+    if let Some(entries) = global.max_entries {
+        builder = builder.max_entries(entries);
+    }
+    if let Some(bytes) = global.max_file_bytes {
+        builder = builder.max_file_bytes(bytes);
+    }
+    Ok(builder)
+}
+
+fn build(builder: &CatalogBuilder) -> anyhow::Result<Catalog> {
+    Ok(builder.build()?)
+}
+
+impl From<FormatArg> for Format {
+    fn from(value: FormatArg) -> Self {
+        match value {
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Xml => Format::Xml,
+            FormatArg::Json => Format::Json,
+            FormatArg::AgentsMd => Format::AgentsMd,
+        }
+    }
+}
+
+impl From<PathsArg> for PathStyle {
+    fn from(value: PathsArg) -> Self {
+        match value {
+            PathsArg::Absolute => PathStyle::Absolute,
+            PathsArg::Relative => PathStyle::Relative,
+            PathsArg::None => PathStyle::None,
+        }
+    }
+}
+
+impl From<ModeArg> for Mode {
+    fn from(value: ModeArg) -> Self {
+        match value {
+            ModeArg::Auto => Mode::Auto,
+            ModeArg::Full => Mode::Full,
+            ModeArg::Directory => Mode::Directory,
+            ModeArg::Namespaces => Mode::Namespaces,
+        }
+    }
+}
+
+impl From<ProfileArg> for Profile {
+    fn from(value: ProfileArg) -> Self {
+        match value {
+            ProfileArg::Spec => Profile::Spec,
+            ProfileArg::Strict => Profile::Strict,
+            ProfileArg::Lenient => Profile::Lenient,
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The nouns of skilldex: skills, namespaces, diagnostics and the codes that
+//! classify them.
+//!
+//! Everything here is plain data. Types are built by `scan`/`parse`/`catalog`
+//! and read by `query`, the CLI and the MCP server; none of them does I/O.
+//! Diagnostic codes are a closed enum so that the stable code strings and the
+//! per-profile severity table live in exactly one place.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// How serious a finding is. Ordered from most to least serious.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which rule set decides the severity of each finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Profile {
+    /// The Agent Skills specification's rules (the default).
+    #[default]
+    Spec,
+    /// The specification plus the stricter rules of hosted products: ASCII
+    /// names, no XML tags, no reserved words, only the specified keys.
+    Strict,
+    /// Only what stops a skill from loading.
+    Lenient,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Spec => "spec",
+            Profile::Strict => "strict",
+            Profile::Lenient => "lenient",
+        }
+    }
+}
+
+/// Stable identifiers of every finding skilldex reports. The string form
+/// (`as_str`) is part of the public contract: scripts filter on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    // discovery
+    ReadFailed,
+    NotAFile,
+    FileTooLarge,
+    DanglingSymlink,
+    SymlinkLoop,
+    SymlinkOutsideRoot,
+    WalkLimit,
+    WalkError,
+    // parsing
+    FrontmatterMissing,
+    FrontmatterUnterminated,
+    FrontmatterNotAtStart,
+    FrontmatterTooLarge,
+    YamlInvalid,
+    YamlNotMapping,
+    YamlRepaired,
+    YamlCommentInValue,
+    YamlAliasLimit,
+    InvalidUtf8,
+    // fields
+    NameMissing,
+    NameInvalid,
+    NameTooLong,
+    NameMismatch,
+    NameNotAscii,
+    NameReservedWord,
+    DescriptionMissing,
+    DescriptionTooLong,
+    DescriptionNoTrigger,
+    FieldType,
+    CompatibilityTooLong,
+    MetadataNotStringMap,
+    UnknownKey,
+    ClientKey,
+    XmlTag,
+    // catalog
+    NameShadowed,
+    BodyTooLong,
+    LinkBroken,
+    LinkEscapes,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::ReadFailed => "read-failed",
+            Code::NotAFile => "not-a-file",
+            Code::FileTooLarge => "file-too-large",
+            Code::DanglingSymlink => "dangling-symlink",
+            Code::SymlinkLoop => "symlink-loop",
+            Code::SymlinkOutsideRoot => "symlink-outside-root",
+            Code::WalkLimit => "walk-limit",
+            Code::WalkError => "walk-error",
+            Code::FrontmatterMissing => "frontmatter-missing",
+            Code::FrontmatterUnterminated => "frontmatter-unterminated",
+            Code::FrontmatterNotAtStart => "frontmatter-not-at-start",
+            Code::FrontmatterTooLarge => "frontmatter-too-large",
+            Code::YamlInvalid => "yaml-invalid",
+            Code::YamlNotMapping => "yaml-not-mapping",
+            Code::YamlRepaired => "yaml-repaired",
+            Code::YamlCommentInValue => "yaml-comment-in-value",
+            Code::YamlAliasLimit => "yaml-alias-limit",
+            Code::InvalidUtf8 => "invalid-utf8",
+            Code::NameMissing => "name-missing",
+            Code::NameInvalid => "name-invalid",
+            Code::NameTooLong => "name-too-long",
+            Code::NameMismatch => "name-mismatch",
+            Code::NameNotAscii => "name-not-ascii",
+            Code::NameReservedWord => "name-reserved-word",
+            Code::DescriptionMissing => "description-missing",
+            Code::DescriptionTooLong => "description-too-long",
+            Code::DescriptionNoTrigger => "description-no-trigger",
+            Code::FieldType => "field-type",
+            Code::CompatibilityTooLong => "compatibility-too-long",
+            Code::MetadataNotStringMap => "metadata-not-string-map",
+            Code::UnknownKey => "unknown-key",
+            Code::ClientKey => "client-key",
+            Code::XmlTag => "xml-tag",
+            Code::NameShadowed => "name-shadowed",
+            Code::BodyTooLong => "body-too-long",
+            Code::LinkBroken => "link-broken",
+            Code::LinkEscapes => "link-escapes",
+        }
+    }
+
+    /// The severity of this finding under `profile`, or `None` when the
+    /// profile does not report it at all.
+    ///
+    /// Findings that stop a skill from loading are errors in every profile;
+    /// the rest follow the profile's intent.
+    pub fn severity(self, profile: Profile) -> Option<Severity> {
+        use Severity::*;
+        let (spec, strict, lenient) = match self {
+            // A skill cannot load: error everywhere.
+            Code::ReadFailed
+            | Code::NotAFile
+            | Code::FrontmatterMissing
+            | Code::FrontmatterUnterminated
+            | Code::FrontmatterTooLarge
+            | Code::YamlInvalid
+            | Code::YamlNotMapping
+            | Code::YamlAliasLimit
+            | Code::DescriptionMissing => (Some(Error), Some(Error), Some(Error)),
+            // Loaded, but the file breaks a rule of the format.
+            Code::FileTooLarge
+            | Code::InvalidUtf8
+            | Code::NameMissing
+            | Code::NameInvalid
+            | Code::NameTooLong
+            | Code::NameMismatch
+            | Code::DescriptionTooLong
+            | Code::CompatibilityTooLong
+            | Code::MetadataNotStringMap
+            | Code::FieldType => (Some(Error), Some(Error), Some(Warning)),
+            // Discovery problems: the tree is odd, the catalog still loads.
+            Code::DanglingSymlink | Code::SymlinkLoop | Code::WalkLimit | Code::WalkError => {
+                (Some(Warning), Some(Warning), Some(Warning))
+            }
+            Code::SymlinkOutsideRoot => (Some(Info), Some(Info), None),
+            Code::FrontmatterNotAtStart | Code::YamlRepaired | Code::YamlCommentInValue => {
+                (Some(Warning), Some(Error), Some(Warning))
+            }
+            Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),
+            Code::UnknownKey => (Some(Warning), Some(Error), None),
+            Code::ClientKey => (Some(Info), Some(Warning), None),
+            Code::NameNotAscii | Code::NameReservedWord | Code::XmlTag => (None, Some(Error), None),
+            Code::DescriptionNoTrigger => (Some(Info), Some(Warning), None),
+            Code::BodyTooLong => (Some(Warning), Some(Warning), None),
+            Code::LinkBroken | Code::LinkEscapes => (Some(Warning), Some(Error), None),
+        };
+        match profile {
+            Profile::Spec => spec,
+            Profile::Strict => strict,
+            Profile::Lenient => lenient,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A finding about one file: where, how serious, which rule, and what to do.
+///
+/// Lines and columns are 1-based; a finding about a whole file or folder
+/// points at line 1, column 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub path: PathBuf,
+    pub line: u32,
+    pub column: u32,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// Sort key giving a stable, reader-friendly order: by file, then
+    /// position, then code.
+    pub fn sort_key(&self) -> (&Path, u32, u32, Code, &str) {
+        (&self.path, self.line, self.column, self.code, &self.message)
+    }
+}
+
+/// A position inside a file, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Position {
+    pub const START: Position = Position { line: 1, column: 1 };
+}
+
+/// One skill of the catalog: what the directory shows and where to find the
+/// rest. The body is not kept: it is read from disk when asked for, so a
+/// catalog of thousands of skills stays small.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skill {
+    /// Unique within a catalog: the name, or `namespace/name` when another
+    /// skill of higher precedence holds the plain name.
+    pub id: String,
+    /// The name, normalised to one line (front matter `name`, else the folder).
+    pub name: String,
+    /// Folder path between the root and the skill folder, `/`-separated;
+    /// empty for skills at the top of a root.
+    pub namespace: String,
+    /// The description, normalised to one line.
+    pub description: String,
+    /// The description exactly as the YAML parser produced it.
+    pub raw_description: String,
+    /// The `SKILL.md` file (the root joined with the path inside it).
+    pub path: PathBuf,
+    /// Index of the root this skill came from (0 = highest precedence).
+    pub root: usize,
+    /// Optional fields of the format, kept when they have the right type.
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub allowed_tools: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+    /// Every other front-matter key, as JSON values, in key order.
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// Size of `SKILL.md` in bytes.
+    pub file_bytes: u64,
+    /// 1-based line where the Markdown body starts.
+    pub body_line: u32,
+    /// Byte offset where the Markdown body starts.
+    pub body_offset: usize,
+    /// Where the `name` and `description` values sit in the file, for
+    /// diagnostics and editors.
+    pub name_position: Option<Position>,
+    pub description_position: Option<Position>,
+    /// True when the plain name is held by a skill of higher precedence and
+    /// this one is reachable only by its qualified id.
+    pub shadowed: bool,
+}
+
+impl Skill {
+    /// The skill folder.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
+    }
+
+    /// `namespace/name`, the form that stays unique across namespaces.
+    pub fn qualified_name(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+/// A folder that groups skills. Namespaces are the first level of
+/// hierarchical navigation: find the namespace, then the skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Namespace {
+    /// `/`-separated folder path inside its root; empty for the top level.
+    pub name: String,
+    /// From the folder's `README.md`/`index.md` front matter, else a default
+    /// sentence. Never empty.
+    pub description: String,
+    /// Ids of the skills directly in this namespace, in directory order.
+    pub skills: Vec<String>,
+}
+
+impl Namespace {
+    /// How the namespace is named to a reader: the top level gets a word
+    /// instead of an empty string.
+    pub fn display_name(&self) -> &str {
+        if self.name.is_empty() {
+            "(top level)"
+        } else {
+            &self.name
+        }
+    }
+
+    pub fn default_description(name: &str) -> String {
+        if name.is_empty() {
+            "Skills at the top level of the skill roots.".to_string()
+        } else {
+            format!("Skills in the {name} namespace.")
+        }
+    }
+}
+
+/// Collapse every run of whitespace (including newlines) into one space and
+/// trim the ends: the one-line form used in directories.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_collapses_whitespace() {
+        assert_eq!(one_line("  a\n  b\t\tc \r\n"), "a b c");
+        assert_eq!(one_line(""), "");
+    }
+
+    #[test]
+    fn loading_failures_are_errors_in_every_profile() {
+        for profile in [Profile::Spec, Profile::Strict, Profile::Lenient] {
+            assert_eq!(
+                Code::DescriptionMissing.severity(profile),
+                Some(Severity::Error)
+            );
+        }
+        assert_eq!(Code::NameNotAscii.severity(Profile::Spec), None);
+        assert_eq!(
+            Code::NameNotAscii.severity(Profile::Strict),
+            Some(Severity::Error)
+        );
+    }
+}

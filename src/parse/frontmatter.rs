@@ -1,0 +1,753 @@
+//! Front matter: split a Markdown file into its YAML header and body, and
+//! read the header into typed fields.
+//!
+//! This is the only file that touches the YAML library. It owns the rules
+//! that make real-world skills load: a UTF-8 byte-order mark is skipped, CRLF
+//! works, delimiters are `---` lines (a `---` inside a value is text), and the
+//! most common breakage — an unquoted value containing `: ` — is repaired by
+//! quoting the value and retrying, with a warning. Aliases are counted before
+//! parsing so an alias bomb costs nothing.
+//!
+//! Why not `gray_matter`: it does not skip a BOM, its body offsets do not map
+//! to file lines, and it brings a second YAML stack. Splitting is a few lines
+//! of line-anchored scanning; the YAML itself goes to `serde_yaml_ng`, the
+//! maintained drop-in for the archived `serde_yaml`.
+
+use crate::model::{Code, Position};
+use serde_yaml_ng::Value;
+use std::collections::BTreeMap;
+
+/// Front matter larger than this is refused: no honest header needs it, and
+/// the YAML parser's cost grows with it.
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
+
+/// More alias references than this in one header are refused before parsing.
+pub const MAX_ALIASES: usize = 64;
+
+/// A finding produced while parsing one file, positioned in that file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub code: Code,
+    pub position: Position,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn new(code: Code, position: Position, message: impl Into<String>) -> Self {
+        Finding {
+            code,
+            position,
+            message: message.into(),
+        }
+    }
+}
+
+/// Where the header and the body sit in the (BOM-stripped) text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML text between the delimiters.
+    pub yaml: &'a str,
+    /// 1-based line of the first YAML line.
+    pub yaml_line: u32,
+    /// Byte offset of the body in the text.
+    pub body_offset: usize,
+    /// 1-based line of the first body line.
+    pub body_line: u32,
+    /// True when blank lines came before the opening delimiter.
+    pub late_start: bool,
+}
+
+/// Why a file has no usable front matter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitError {
+    Empty,
+    Missing,
+    Unterminated { open_line: u32 },
+}
+
+/// Iterate lines with their byte offsets; each line excludes its `\n` and
+/// any `\r` before it.
+fn lines_with_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut offset = 0;
+    text.split_inclusive('\n').map(move |raw| {
+        let start = offset;
+        offset += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        (start, line)
+    })
+}
+
+fn is_delimiter(line: &str, closing: bool) -> bool {
+    let trimmed = line.trim_end_matches([' ', '\t']);
+    trimmed == "---" || (closing && trimmed == "...")
+}
+
+/// Split `text` into header and body. Delimiters must stand on their own
+/// line; trailing spaces are tolerated.
+pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
+    if text.trim().is_empty() {
+        return Err(SplitError::Empty);
+    }
+    let mut lines = lines_with_offsets(text).enumerate();
+    let mut open = None;
+    for (index, (offset, line)) in lines.by_ref() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if is_delimiter(line, false) {
+            open = Some((index, offset + line.len()));
+        }
+        break;
+    }
+    let Some((open_index, _)) = open else {
+        return Err(SplitError::Missing);
+    };
+    let mut yaml_start = None;
+    for (index, (offset, line)) in lines {
+        if yaml_start.is_none() {
+            yaml_start = Some(offset);
+        }
+        if is_delimiter(line, true) {
+            let start = yaml_start.unwrap_or(offset);
+            let body_offset = next_line_offset(text, offset);
+            return Ok(Split {
+                yaml: &text[start..offset],
+                yaml_line: open_index as u32 + 2,
+                body_offset,
+                body_line: index as u32 + 2,
+                late_start: open_index > 0,
+            });
+        }
+    }
+    Err(SplitError::Unterminated {
+        open_line: open_index as u32 + 1,
+    })
+}
+
+fn next_line_offset(text: &str, line_start: usize) -> usize {
+    match text[line_start..].find('\n') {
+        Some(i) => line_start + i + 1,
+        None => text.len(),
+    }
+}
+
+/// The fields of a skill header, typed where the format gives a type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fields {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub allowed_tools: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+    /// Keys the format does not define, as JSON.
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// Where each top-level key's value starts.
+    pub positions: BTreeMap<String, Position>,
+}
+
+impl Fields {
+    pub fn position(&self, key: &str) -> Position {
+        self.positions.get(key).copied().unwrap_or(Position::START)
+    }
+}
+
+/// The keys the Agent Skills specification defines.
+pub const SPEC_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// Keys that well-known hosts (Claude Code, Codex) read. They are kept and
+/// reported more gently than keys nobody defines.
+pub const CLIENT_KEYS: &[&str] = &[
+    "agent",
+    "argument-hint",
+    "arguments",
+    "background",
+    "context",
+    "disable-model-invocation",
+    "disallowed-tools",
+    "effort",
+    "hooks",
+    "model",
+    "paths",
+    "shell",
+    "user-invocable",
+    "version",
+    "when_to_use",
+];
+
+/// Parse the YAML header. Returns the fields (or `None` when the header
+/// cannot be read) and the findings, positioned in the file.
+pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let at = |line: u32, column: u32| Position {
+        line: split.yaml_line + line.saturating_sub(1),
+        column: column.max(1),
+    };
+    if split.yaml.len() > MAX_FRONTMATTER_BYTES {
+        findings.push(Finding::new(
+            Code::FrontmatterTooLarge,
+            at(1, 1),
+            format!(
+                "front matter is {} bytes; the limit is {} — keep only name, description and short fields in it and move the rest into the body",
+                split.yaml.len(),
+                MAX_FRONTMATTER_BYTES
+            ),
+        ));
+        return (None, findings);
+    }
+    let aliases = count_aliases(split.yaml);
+    if aliases > MAX_ALIASES {
+        findings.push(Finding::new(
+            Code::YamlAliasLimit,
+            at(1, 1),
+            format!(
+                "front matter uses {aliases} YAML aliases (`*name`); the limit is {MAX_ALIASES} — write the values out instead of referencing anchors"
+            ),
+        ));
+        return (None, findings);
+    }
+    let layout = scan_layout(split.yaml);
+    let value = match serde_yaml_ng::from_str::<Value>(split.yaml) {
+        Ok(value) => value,
+        Err(original) => match repair(split.yaml, &layout) {
+            Some((repaired, keys)) => match serde_yaml_ng::from_str::<Value>(&repaired) {
+                Ok(value) => {
+                    for (key, line, column) in keys {
+                        findings.push(Finding::new(
+                            Code::YamlRepaired,
+                            at(line, column),
+                            format!(
+                                "the value of `{key}` contains `: ` without quotes, which is invalid YAML; it was read as plain text — wrap the value in quotes"
+                            ),
+                        ));
+                    }
+                    value
+                }
+                Err(_) => {
+                    findings.push(yaml_error(&original, split, &at));
+                    return (None, findings);
+                }
+            },
+            None => {
+                findings.push(yaml_error(&original, split, &at));
+                return (None, findings);
+            }
+        },
+    };
+    let map = match value {
+        Value::Mapping(map) => map,
+        Value::Null => {
+            findings.push(Finding::new(
+                Code::YamlNotMapping,
+                at(1, 1),
+                "front matter is empty — add `name:` and `description:` lines between the `---` delimiters",
+            ));
+            return (None, findings);
+        }
+        other => {
+            findings.push(Finding::new(
+                Code::YamlNotMapping,
+                at(1, 1),
+                format!(
+                    "front matter is a YAML {}, not a mapping — write `key: value` lines such as `name:` and `description:`",
+                    value_kind(&other)
+                ),
+            ));
+            return (None, findings);
+        }
+    };
+
+    for (key, line, column) in &layout.comment_values {
+        findings.push(Finding::new(
+            Code::YamlCommentInValue,
+            at(*line, *column),
+            format!(
+                "the value of `{key}` contains ` #`, which starts a YAML comment: the text after it was dropped — wrap the value in quotes"
+            ),
+        ));
+    }
+
+    let mut fields = Fields::default();
+    for (key, position) in &layout.keys {
+        fields
+            .positions
+            .insert(key.clone(), at(position.line, position.column));
+    }
+    for (key, value) in map {
+        let key = match key {
+            Value::String(s) => s,
+            other => scalar_text(&other).unwrap_or_else(|| format!("{other:?}")),
+        };
+        let position = fields.position(&key);
+        match key.as_str() {
+            "name" | "description" | "license" | "compatibility" | "allowed-tools" => {
+                let text = match &value {
+                    Value::Null => None,
+                    other => match scalar_text(other) {
+                        Some(text) => Some(text),
+                        None => {
+                            findings.push(Finding::new(
+                                Code::FieldType,
+                                position,
+                                format!(
+                                    "`{key}` is a YAML {}; it must be text — write it as a single string",
+                                    value_kind(other)
+                                ),
+                            ));
+                            None
+                        }
+                    },
+                };
+                match key.as_str() {
+                    "name" => fields.name = text,
+                    "description" => fields.description = text,
+                    "license" => fields.license = text,
+                    "compatibility" => fields.compatibility = text,
+                    _ => fields.allowed_tools = text,
+                }
+            }
+            "metadata" => match &value {
+                Value::Mapping(entries) => {
+                    let mut bad = Vec::new();
+                    for (k, v) in entries {
+                        let k = scalar_text(k).unwrap_or_else(|| format!("{k:?}"));
+                        match scalar_text(v) {
+                            Some(text) => {
+                                fields.metadata.insert(k, text);
+                            }
+                            None => bad.push(k),
+                        }
+                    }
+                    if !bad.is_empty() {
+                        findings.push(Finding::new(
+                            Code::MetadataNotStringMap,
+                            position,
+                            format!(
+                                "`metadata` values must be text; {} {} not — flatten them into strings",
+                                bad.join(", "),
+                                if bad.len() == 1 { "is" } else { "are" }
+                            ),
+                        ));
+                        fields.extra.insert("metadata".into(), to_json(&value));
+                    }
+                }
+                Value::Null => {}
+                other => {
+                    findings.push(Finding::new(
+                        Code::MetadataNotStringMap,
+                        position,
+                        format!(
+                            "`metadata` is a YAML {}; it must be a map of text keys to text values",
+                            value_kind(other)
+                        ),
+                    ));
+                    fields.extra.insert("metadata".into(), to_json(other));
+                }
+            },
+            _ => {
+                fields.extra.insert(key, to_json(&value));
+            }
+        }
+    }
+    (Some(fields), findings)
+}
+
+fn yaml_error(
+    error: &serde_yaml_ng::Error,
+    split: &Split<'_>,
+    at: &dyn Fn(u32, u32) -> Position,
+) -> Finding {
+    let (line, column) = error
+        .location()
+        .map(|l| (l.line() as u32, l.column() as u32))
+        .unwrap_or((1, 1));
+    // The library appends its own "at line N column M", counted inside the
+    // header; drop it so the only position shown is the one in the file.
+    let mut message = error.to_string();
+    if let Some(i) = message.find(" at line ") {
+        message.truncate(i);
+    }
+    let hint = if message.contains("tab") {
+        "indent with spaces, not tabs"
+    } else if message.contains("quoted scalar") {
+        "close the quote, or remove it"
+    } else if message.contains("mapping values") {
+        "quote the value: it contains `: `"
+    } else if message.contains("duplicate") {
+        "remove one of the duplicate keys"
+    } else {
+        "fix the YAML between the `---` lines"
+    };
+    let position = if line as usize > split.yaml.lines().count() {
+        // Errors "at end of stream" point past the header; show the closing
+        // delimiter instead.
+        at(split.yaml.lines().count() as u32 + 1, 1)
+    } else {
+        at(line, column)
+    };
+    Finding::new(
+        Code::YamlInvalid,
+        position,
+        format!("invalid YAML in front matter: {message} — {hint}"),
+    )
+}
+
+/// Count `*alias` references outside quotes and comments. Over-counting a
+/// `*` inside a plain scalar is harmless: the limit is generous.
+fn count_aliases(yaml: &str) -> usize {
+    let mut count = 0;
+    for line in yaml.lines() {
+        let bytes = line.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'*' {
+                let prev_ok = i == 0 || matches!(bytes[i - 1], b' ' | b'[' | b',' | b'{' | b'\t');
+                let next_ok = bytes
+                    .get(i + 1)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-');
+                if prev_ok && next_ok {
+                    count += 1;
+                }
+            }
+        }
+    }
+    count
+}
+
+/// What a line-level look at the header tells: where each top-level key's
+/// value starts, which plain values need repair, and which lost text to a
+/// ` #` comment.
+#[derive(Debug, Default)]
+struct Layout {
+    /// (key, position of its value) in header coordinates (1-based).
+    keys: Vec<(String, Position)>,
+    /// Top-level plain values: (key, first line index, last line index, value column).
+    plain: Vec<(String, usize, usize, usize)>,
+    comment_values: Vec<(String, u32, u32)>,
+}
+
+fn top_level_key(line: &str) -> Option<(&str, usize)> {
+    let first = line.as_bytes().first()?;
+    if first.is_ascii_whitespace() || matches!(first, b'#' | b'-' | b'"' | b'\'' | b'[' | b'{') {
+        return None;
+    }
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if key.is_empty() || key.contains(' ') && key.trim() != key {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
+        return None;
+    }
+    let value_start = colon + 1 + (rest.len() - rest.trim_start().len());
+    Some((key.trim(), value_start))
+}
+
+fn scan_layout(yaml: &str) -> Layout {
+    let mut layout = Layout::default();
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let Some((key, value_start)) = top_level_key(line) else {
+            i += 1;
+            continue;
+        };
+        let value = line[value_start..].trim_end();
+        let column = char_column(line, value_start);
+        layout.keys.push((
+            key.to_string(),
+            Position {
+                line: i as u32 + 1,
+                column,
+            },
+        ));
+        // Continuation lines of a plain scalar are indented and non-empty.
+        let mut last = i;
+        while last + 1 < lines.len() {
+            let next = lines[last + 1];
+            if next.starts_with(' ') && !next.trim().is_empty() {
+                last += 1;
+            } else {
+                break;
+            }
+        }
+        let is_plain = !value.is_empty()
+            && !value.starts_with([
+                '"', '\'', '|', '>', '[', '{', '&', '*', '!', '%', '#', '-', '?',
+            ])
+            || value.starts_with(['@', '`']);
+        if is_plain {
+            layout.plain.push((key.to_string(), i, last, value_start));
+            if let Some(hash) = value.find(" #") {
+                layout.comment_values.push((
+                    key.to_string(),
+                    i as u32 + 1,
+                    char_column(line, value_start + hash + 1),
+                ));
+            }
+        }
+        i = last + 1;
+    }
+    layout
+}
+
+/// 1-based column in characters of byte offset `byte` in `line`.
+fn char_column(line: &str, byte: usize) -> u32 {
+    line.get(..byte).map_or(byte, |s| s.chars().count()) as u32 + 1
+}
+
+/// Quote every top-level plain value that holds `: ` (or starts with a
+/// reserved indicator), folding its continuation lines the way YAML would.
+/// Returns the repaired text and, per repaired key, where the `: ` was.
+/// A repaired key and where its `: ` was (line, column in the header).
+type RepairedKey = (String, u32, u32);
+
+fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut replaced: BTreeMap<usize, (usize, String)> = BTreeMap::new();
+    let mut repaired_keys = Vec::new();
+    for (key, first, last, value_start) in &layout.plain {
+        let mut parts = vec![lines[*first][*value_start..].trim()];
+        parts.extend(lines[first + 1..=*last].iter().map(|l| l.trim()));
+        let joined = parts.join(" ");
+        let needs = joined.contains(": ")
+            || joined.ends_with(':')
+            || joined.starts_with(['@', '`'])
+            || lines[first + 1..=*last].iter().any(|l| l.contains(": "));
+        if !needs {
+            continue;
+        }
+        let position = match lines[*first][*value_start..].find(": ") {
+            Some(offset) => (
+                *first as u32 + 1,
+                char_column(lines[*first], value_start + offset),
+            ),
+            None => (
+                *first as u32 + 1,
+                char_column(lines[*first], *value_start),
+            ),
+        };
+        let quoted = format!("{key}: '{}'", joined.replace('\'', "''"));
+        replaced.insert(*first, (*last, quoted));
+        repaired_keys.push((key.clone(), position.0, position.1));
+    }
+    if replaced.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(yaml.len() + 16);
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some((last, text)) = replaced.get(&i) {
+            out.push_str(text);
+            out.push('\n');
+            i = last + 1;
+        } else {
+            out.push_str(lines[i]);
+            out.push('\n');
+            i += 1;
+        }
+    }
+    Some((out, repaired_keys))
+}
+
+/// Text of a scalar (strings, numbers, booleans); `None` for null,
+/// sequences and maps.
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Tagged(tagged) => scalar_text(&tagged.value),
+        _ => None,
+    }
+}
+
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Sequence(_) => "list",
+        Value::Mapping(_) => "map",
+        Value::Tagged(_) => "tagged value",
+    }
+}
+
+/// Convert YAML into JSON for display and `--json` output. Map keys become
+/// strings; maps come out in sorted key order so output is stable.
+pub fn to_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into()
+            } else if let Some(u) = n.as_u64() {
+                u.into()
+            } else {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or_else(|| serde_json::Value::String(n.to_string()))
+            }
+        }
+        Value::String(s) => serde_json::Value::String(s.clone()),
+        Value::Sequence(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
+        Value::Mapping(map) => {
+            let sorted: BTreeMap<String, serde_json::Value> = map
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        scalar_text(k).unwrap_or_else(|| format!("{k:?}")),
+                        to_json(v),
+                    )
+                })
+                .collect();
+            serde_json::Value::Object(sorted.into_iter().collect())
+        }
+        Value::Tagged(tagged) => to_json(&tagged.value),
+    }
+}
+
+/// Read the front matter of any Markdown file and return its `description`
+/// (used for namespace README files and sub-skills). Silent on errors: the
+/// caller falls back to a default.
+pub fn description_of(text: &str) -> Option<String> {
+    let split = split(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()?;
+    let (fields, _) = parse_fields(&split);
+    fields?.description.filter(|d| !d.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(text: &str) -> (Option<Fields>, Vec<Finding>) {
+        let split = split(text).expect("split");
+        parse_fields(&split)
+    }
+
+    #[test]
+    fn splits_on_delimiter_lines_only() {
+        let text = "---\nname: a\ndescription: x --- y\n---\n# Body\n";
+        let split = split(text).unwrap();
+        assert_eq!(split.yaml, "name: a\ndescription: x --- y\n");
+        assert_eq!(split.yaml_line, 2);
+        assert_eq!(split.body_line, 5);
+        assert_eq!(&text[split.body_offset..], "# Body\n");
+    }
+
+    #[test]
+    fn crlf_and_trailing_spaces() {
+        let text = "--- \r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n";
+        let split = split(text).unwrap();
+        assert_eq!(split.body_line, 5);
+        let (f, findings) = parse_fields(&split);
+        assert!(findings.is_empty(), "{findings:?}");
+        assert_eq!(f.unwrap().description.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn split_errors() {
+        assert_eq!(split(""), Err(SplitError::Empty));
+        assert_eq!(split("# Title\n"), Err(SplitError::Missing));
+        assert_eq!(
+            split("---\nname: a\n"),
+            Err(SplitError::Unterminated { open_line: 1 })
+        );
+    }
+
+    #[test]
+    fn repairs_unquoted_colon() {
+        let (f, findings) =
+            fields("---\nname: pdf\ndescription: Use this skill when: the user asks\n---\n");
+        let f = f.unwrap();
+        assert_eq!(
+            f.description.as_deref(),
+            Some("Use this skill when: the user asks")
+        );
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].code, Code::YamlRepaired);
+        assert_eq!(
+            findings[0].position,
+            Position {
+                line: 3,
+                column: 33
+            }
+        );
+    }
+
+    #[test]
+    fn repairs_colon_in_continuation_line() {
+        let (f, findings) = fields("---\ndescription: first\n  then: second\n---\n");
+        assert_eq!(
+            f.unwrap().description.as_deref(),
+            Some("first then: second")
+        );
+        assert_eq!(findings[0].code, Code::YamlRepaired);
+    }
+
+    #[test]
+    fn block_scalars() {
+        let (f, _) = fields("---\ndescription: >-\n  one\n  two\n---\n");
+        assert_eq!(f.unwrap().description.as_deref(), Some("one two"));
+        let (f, _) = fields("---\ndescription: |\n  one\n  two\n---\n");
+        assert_eq!(f.unwrap().description.as_deref(), Some("one\ntwo\n"));
+    }
+
+    #[test]
+    fn alias_bomb_is_refused_before_parsing() {
+        let mut yaml = String::from("---\na: &a [x, x]\n");
+        for i in 0..40 {
+            yaml.push_str(&format!("b{i}: &b{i} [*a, *a]\n"));
+        }
+        yaml.push_str("---\n");
+        let (f, findings) = fields(&yaml);
+        assert!(f.is_none());
+        assert_eq!(findings[0].code, Code::YamlAliasLimit);
+    }
+
+    #[test]
+    fn tab_indentation_is_reported_with_position() {
+        let (f, findings) = fields("---\nname: a\n\tdescription: x\n---\n");
+        assert!(f.is_none());
+        assert_eq!(findings[0].code, Code::YamlInvalid);
+        assert_eq!(findings[0].position.line, 3);
+        assert!(
+            findings[0].message.contains("tabs"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn comment_in_value_warns() {
+        let (f, findings) = fields("---\ndescription: Fix issue #42 fast\n---\n");
+        assert_eq!(f.unwrap().description.as_deref(), Some("Fix issue"));
+        assert_eq!(findings[0].code, Code::YamlCommentInValue);
+    }
+
+    #[test]
+    fn unknown_keys_are_kept() {
+        let (f, _) = fields("---\ndescription: d\nfoo: [1, 2]\nbar: {x: y}\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.extra["foo"], serde_json::json!([1, 2]));
+        assert_eq!(f.extra["bar"], serde_json::json!({"x": "y"}));
+    }
+}

@@ -1,0 +1,228 @@
+//! Markdown bodies: the heading outline (sections) and local links.
+//!
+//! The only place that constructs `pulldown-cmark` parsers. Headings inside
+//! code fences are not headings, setext headings are, and every heading and
+//! link carries its 1-based line in the whole file, so diagnostics and
+//! `--lines` ranges agree with what an editor shows.
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Serialize;
+
+/// One heading of a body: a section starts here and runs to the next
+/// heading of the same or a higher level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Heading {
+    pub level: u8,
+    pub text: String,
+    /// A GitHub-style anchor for the heading (`## Quick start` → `quick-start`).
+    pub slug: String,
+    /// 1-based line in the file.
+    pub line: u32,
+    /// Byte offset in the file where the heading starts.
+    pub offset: usize,
+}
+
+/// A link from the body to something that is not a web address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LocalLink {
+    /// The target as written, without any `#fragment`.
+    pub target: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// What the body parse yields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Outline {
+    pub headings: Vec<Heading>,
+    pub links: Vec<LocalLink>,
+}
+
+/// Byte offsets of line starts, for turning offsets into line/column.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based (line, column-in-characters) of a byte offset.
+    pub fn position(&self, text: &str, offset: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = text
+            .get(start..offset.min(text.len()))
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        (line as u32, column as u32)
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+/// Parse `body`, which starts at byte `body_offset` of `text` (the whole
+/// file), into its outline.
+pub fn outline(text: &str, body_offset: usize) -> Outline {
+    let body = &text[body_offset.min(text.len())..];
+    let index = LineIndex::new(text);
+    let mut result = Outline::default();
+    let mut heading: Option<(u8, usize, String)> = None;
+    let parser = Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH);
+    for (event, range) in parser.into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some((level_number(level), range.start, String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, start, text_so_far)) = heading.take() {
+                    let offset = body_offset + start;
+                    let (line, _) = index.position(text, offset);
+                    let title = crate::model::one_line(&text_so_far);
+                    result.headings.push(Heading {
+                        level,
+                        slug: slug(&title),
+                        text: title,
+                        line,
+                        offset,
+                    });
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, _, buffer)) = heading.as_mut() {
+                    buffer.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, _, buffer)) = heading.as_mut() {
+                    buffer.push(' ');
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. }) => {
+                if let Some(target) = local_target(&dest_url) {
+                    let (line, column) = index.position(text, body_offset + range.start);
+                    result.links.push(LocalLink {
+                        target,
+                        line,
+                        column,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    result
+}
+
+fn level_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// The local part of a link target, or `None` for web addresses, e-mail,
+/// in-page anchors and other schemes.
+fn local_target(dest: &str) -> Option<String> {
+    let dest = dest.trim();
+    if dest.is_empty() || dest.starts_with('#') || dest.starts_with("//") {
+        return None;
+    }
+    if let Some(colon) = dest.find(':') {
+        let scheme = &dest[..colon];
+        // `C:` style drive letters are paths; `https:`, `mailto:` are not.
+        let is_scheme = scheme.len() > 1
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if is_scheme && !dest[..colon].contains('/') {
+            return None;
+        }
+    }
+    let without_fragment = dest.split(['#', '?']).next().unwrap_or(dest);
+    if without_fragment.is_empty() {
+        return None;
+    }
+    Some(percent_decode(without_fragment))
+}
+
+fn percent_decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A GitHub-style heading anchor: lowercase, spaces to hyphens, punctuation
+/// dropped; letters of every script kept.
+pub fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.trim().chars() {
+        if c.is_alphanumeric() || c == '_' || c == '-' {
+            out.extend(c.to_lowercase());
+        } else if c.is_whitespace() {
+            out.push('-');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outline_skips_code_fences_and_reads_setext() {
+        let text = "---\nname: a\n---\n# Title\n\n```\n# not a heading\n```\n\nSetext\n======\n\n## Use `it` now\n";
+        let o = outline(text, 16);
+        let got: Vec<(u8, &str, u32)> = o
+            .headings
+            .iter()
+            .map(|h| (h.level, h.text.as_str(), h.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(1, "Title", 4), (1, "Setext", 10), (2, "Use it now", 13)]
+        );
+        assert_eq!(o.headings[2].slug, "use-it-now");
+    }
+
+    #[test]
+    fn local_links_only() {
+        let text = "See [a](references/a.md#part), [b](https://x.y), [c](#top), [d](mailto:x@y), ![i](assets/i%20x.png)\n";
+        let o = outline(text, 0);
+        let targets: Vec<&str> = o.links.iter().map(|l| l.target.as_str()).collect();
+        assert_eq!(targets, vec!["references/a.md", "assets/i x.png"]);
+        assert_eq!((o.links[0].line, o.links[0].column), (1, 5));
+    }
+
+    #[test]
+    fn slugs_keep_other_scripts() {
+        assert_eq!(slug("Quick Start!"), "quick-start");
+        assert_eq!(slug("提交 信息"), "提交-信息");
+    }
+}

@@ -1,0 +1,11 @@
+//! Read-only questions asked of a `Catalog`: the rendered directory, and
+//! the detail of one skill. Nothing here prints; the CLI and the MCP server
+//! decide how answers reach the user.
+
+pub mod render;
+pub mod show;
+
+pub use render::{
+    render_directory, Budget, Format, Mode, PathStyle, Reach, RenderOptions, RenderedDirectory,
+};
+pub use show::{skill_detail, SkillDetail, SubFile};

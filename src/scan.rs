@@ -1,0 +1,444 @@
+//! Discovery: walk the roots and hand back every skill file, parsed, plus
+//! the namespace description files and what went wrong on the way.
+//!
+//! The walk is `ignore`'s parallel walker: `.gitignore`/`.ignore` files of the
+//! tree are honoured (not the user's global excludes), hidden folders are
+//! searched (skills live in `.claude/skills`, `.github/skills`, ...), `.git`,
+//! `node_modules` and `target` are skipped, and symlinks to folders and files
+//! are followed with loop detection. Each skill file is read and its header
+//! parsed right in the walker threads, so reading overlaps walking.
+//!
+//! Only the head of a large file is read: the directory needs the header,
+//! and bodies are read on demand. Every bound (depth, entries, file size)
+//! that cuts the walk short becomes a finding, never a silent gap.
+
+use crate::model::{Code, Position};
+use crate::parse::{self, Finding, ParsedFile};
+use ignore::{WalkBuilder, WalkState};
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Folder names never searched.
+pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target"];
+
+/// File names that make a folder a skill, in order of preference.
+pub const SKILL_FILE_NAMES: &[&str] = &["SKILL.md", "skill.md"];
+
+/// File names whose front matter describes the folder they are in.
+pub const NAMESPACE_FILE_NAMES: &[&str] = &["README.md", "readme.md", "index.md"];
+
+/// How much of a file is read when only its header is needed. Front matter
+/// larger than this is refused anyway.
+const HEAD_BYTES: usize = parse::frontmatter::MAX_FRONTMATTER_BYTES + 8 * 1024;
+
+/// Bounds of the walk. Defaults are generous; every one that cuts is
+/// reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanLimits {
+    /// Folder depth below a root that is searched (the root is depth 0).
+    pub max_depth: usize,
+    /// Entries (files and folders) visited per root.
+    pub max_entries: usize,
+    /// Size of a `SKILL.md` above which it is reported (and only its head read).
+    pub max_file_bytes: u64,
+    /// Walker threads; 0 picks from the machine.
+    pub threads: usize,
+}
+
+impl Default for ScanLimits {
+    fn default() -> Self {
+        ScanLimits {
+            max_depth: 16,
+            max_entries: 1_000_000,
+            max_file_bytes: 1024 * 1024,
+            threads: 0,
+        }
+    }
+}
+
+/// Identity of a file on disk, so one file reached through two paths (a
+/// symlinked folder, a case-insensitive name) is one skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+/// A skill file found and parsed.
+#[derive(Debug, Clone)]
+pub struct FoundSkill {
+    pub root: usize,
+    /// Path inside the root, `/`-separated components.
+    pub relative: PathBuf,
+    /// The root joined with `relative`.
+    pub path: PathBuf,
+    pub identity: Option<FileIdentity>,
+    pub file_bytes: u64,
+    pub parsed: ParsedFile,
+}
+
+/// A `README.md`/`index.md` that may describe a namespace folder.
+#[derive(Debug, Clone)]
+pub struct FoundNamespaceFile {
+    pub root: usize,
+    /// The folder it sits in, relative to the root.
+    pub folder: PathBuf,
+    pub path: PathBuf,
+}
+
+/// A finding about a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathFinding {
+    pub path: PathBuf,
+    pub finding: Finding,
+}
+
+/// Everything one scan produced, in deterministic order.
+#[derive(Debug, Default)]
+pub struct ScanResult {
+    pub skills: Vec<FoundSkill>,
+    pub namespace_files: Vec<FoundNamespaceFile>,
+    pub findings: Vec<PathFinding>,
+}
+
+#[derive(Default)]
+struct Shared {
+    skills: Mutex<Vec<FoundSkill>>,
+    namespace_files: Mutex<Vec<FoundNamespaceFile>>,
+    findings: Mutex<Vec<PathFinding>>,
+    entries: AtomicUsize,
+    entry_limit_hit: AtomicBool,
+    /// Folders at the depth limit that were not descended into: count and
+    /// the smallest path, so the report is the same on every run.
+    depth_cut: Mutex<(usize, Option<PathBuf>)>,
+}
+
+fn push<T>(list: &Mutex<Vec<T>>, item: T) {
+    // A poisoned lock only means another walker thread panicked; the data
+    // is still a valid Vec.
+    list.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+}
+
+/// Walk `root` (index `root_index` in precedence order).
+pub fn scan_root(root_index: usize, root: &Path, limits: &ScanLimits) -> ScanResult {
+    let shared = Shared::default();
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .parents(false)
+        .require_git(false)
+        .follow_links(true)
+        .max_depth(Some(limits.max_depth))
+        .threads(limits.threads)
+        .filter_entry(|entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir
+                && entry.depth() > 0
+                && SKIPPED_DIRS
+                    .iter()
+                    .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip)))
+        });
+    builder.build_parallel().run(|| {
+        let shared = &shared;
+        let canonical_root = &canonical_root;
+        Box::new(move |result| {
+            if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
+                shared.entry_limit_hit.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            match result {
+                Ok(entry) => visit(root_index, root, canonical_root, limits, shared, entry),
+                Err(error) => {
+                    report_walk_error(shared, error);
+                    WalkState::Continue
+                }
+            }
+        })
+    });
+
+    let mut out = ScanResult {
+        skills: shared
+            .skills
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+        namespace_files: shared
+            .namespace_files
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+        findings: shared
+            .findings
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
+    };
+    if shared.entry_limit_hit.load(Ordering::Relaxed) {
+        out.findings.push(PathFinding {
+            path: root.to_path_buf(),
+            finding: Finding::new(
+                Code::WalkLimit,
+                Position::START,
+                format!(
+                    "stopped after {} files and folders; skills beyond that were not loaded — raise --max-entries or point --root at a smaller folder",
+                    limits.max_entries
+                ),
+            ),
+        });
+    }
+    let (cut, first) = shared
+        .depth_cut
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(first) = first {
+        out.findings.push(PathFinding {
+            path: first,
+            finding: Finding::new(
+                Code::WalkLimit,
+                Position::START,
+                format!(
+                    "{cut} folder(s) at depth {} were not searched (this is the first) — raise --max-depth if skills live deeper",
+                    limits.max_depth
+                ),
+            ),
+        });
+    }
+    out.skills.sort_by(|a, b| a.relative.cmp(&b.relative));
+    out.namespace_files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.findings.sort_by(|a, b| {
+        (&a.path, a.finding.position.line).cmp(&(&b.path, b.finding.position.line))
+    });
+    out.findings.dedup();
+    out
+}
+
+fn visit(
+    root_index: usize,
+    root: &Path,
+    canonical_root: &Path,
+    limits: &ScanLimits,
+    shared: &Shared,
+    entry: ignore::DirEntry,
+) -> WalkState {
+    let Some(file_type) = entry.file_type() else {
+        return WalkState::Continue;
+    };
+    let path = entry.path();
+    if entry.path_is_symlink() && entry.depth() > 0 {
+        if let Ok(target) = path.canonicalize() {
+            if !target.starts_with(canonical_root) {
+                push(
+                    &shared.findings,
+                    PathFinding {
+                        path: path.to_path_buf(),
+                        finding: Finding::new(
+                            Code::SymlinkOutsideRoot,
+                            Position::START,
+                            format!(
+                                "symlink leads outside the root, to {}; followed",
+                                target.display()
+                            ),
+                        ),
+                    },
+                );
+            }
+        }
+    }
+    if file_type.is_dir() {
+        if entry.depth() == limits.max_depth && entry.depth() > 0 {
+            let mut cut = shared.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
+            cut.0 += 1;
+            if cut.1.as_deref().is_none_or(|p| path < p) {
+                cut.1 = Some(path.to_path_buf());
+            }
+        }
+        return WalkState::Continue;
+    }
+    let name = entry.file_name();
+    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    if SKILL_FILE_NAMES
+        .iter()
+        .any(|n| name == std::ffi::OsStr::new(n))
+    {
+        if !file_type.is_file() {
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding: Finding::new(
+                        Code::NotAFile,
+                        Position::START,
+                        "this is not a regular file (a pipe, socket or device?) and was not read — replace it with a Markdown file",
+                    ),
+                },
+            );
+            return WalkState::Continue;
+        }
+        match read_skill_file(path, limits.max_file_bytes) {
+            Ok(found) => push(
+                &shared.skills,
+                FoundSkill {
+                    root: root_index,
+                    relative,
+                    path: path.to_path_buf(),
+                    identity: found.identity,
+                    file_bytes: found.file_bytes,
+                    parsed: found.parsed,
+                },
+            ),
+            Err(finding) => push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding,
+                },
+            ),
+        }
+    } else if NAMESPACE_FILE_NAMES
+        .iter()
+        .any(|n| name == std::ffi::OsStr::new(n))
+        && file_type.is_file()
+    {
+        let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+        push(
+            &shared.namespace_files,
+            FoundNamespaceFile {
+                root: root_index,
+                folder,
+                path: path.to_path_buf(),
+            },
+        );
+    }
+    WalkState::Continue
+}
+
+struct ReadSkill {
+    identity: Option<FileIdentity>,
+    file_bytes: u64,
+    parsed: ParsedFile,
+}
+
+fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileIdentity {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        None
+    }
+}
+
+/// Read a skill file's header (and the whole file when it is small) and
+/// parse it.
+fn read_skill_file(path: &Path, max_file_bytes: u64) -> Result<ReadSkill, Finding> {
+    let read_error = |error: std::io::Error| {
+        Finding::new(
+            Code::ReadFailed,
+            Position::START,
+            format!("could not read the file: {error} — check its permissions"),
+        )
+    };
+    let mut file = File::open(path).map_err(read_error)?;
+    let metadata = file.metadata().map_err(read_error)?;
+    if !metadata.is_file() {
+        return Err(Finding::new(
+            Code::NotAFile,
+            Position::START,
+            "this is not a regular file and was not read — replace it with a Markdown file",
+        ));
+    }
+    let size = metadata.len();
+    let mut bytes = Vec::with_capacity((size as usize).min(HEAD_BYTES) + 1);
+    let partial = size as usize > HEAD_BYTES;
+    if partial {
+        file.by_ref()
+            .take(HEAD_BYTES as u64)
+            .read_to_end(&mut bytes)
+            .map_err(read_error)?;
+        // Cut at the last complete line so a multi-byte character split by
+        // the read does not look like invalid UTF-8.
+        if let Some(newline) = bytes.iter().rposition(|&b| b == b'\n') {
+            bytes.truncate(newline + 1);
+        }
+    } else {
+        file.read_to_end(&mut bytes).map_err(read_error)?;
+    }
+    let mut parsed = parse::parse_bytes(&bytes);
+    if size > max_file_bytes {
+        parsed.findings.push(Finding::new(
+            Code::FileTooLarge,
+            Position::START,
+            format!(
+                "file is {size} bytes; the limit is {max_file_bytes} — move detail into reference files next to it (or raise --max-file-bytes)"
+            ),
+        ));
+    }
+    Ok(ReadSkill {
+        identity: identity_of(&metadata),
+        file_bytes: size,
+        parsed,
+    })
+}
+
+fn report_walk_error(shared: &Shared, error: ignore::Error) {
+    let (path, finding) = describe_walk_error(error);
+    push(&shared.findings, PathFinding { path, finding });
+}
+
+fn describe_walk_error(error: ignore::Error) -> (PathBuf, Finding) {
+    match error {
+        ignore::Error::WithDepth { err, .. } => describe_walk_error(*err),
+        ignore::Error::WithLineNumber { err, .. } => describe_walk_error(*err),
+        ignore::Error::Loop { ancestor, child } => (
+            child.clone(),
+            Finding::new(
+                Code::SymlinkLoop,
+                Position::START,
+                format!(
+                    "symlink loop: this leads back to {}; not followed — remove the link or point it elsewhere",
+                    ancestor.display()
+                ),
+            ),
+        ),
+        ignore::Error::WithPath { path, err } => {
+            let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            let dangling = is_link && std::fs::metadata(&path).is_err();
+            let finding = if dangling {
+                let target = std::fs::read_link(&path)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_else(|_| "?".into());
+                Finding::new(
+                    Code::DanglingSymlink,
+                    Position::START,
+                    format!("dangling symlink: its target {target} does not exist — fix or delete the link"),
+                )
+            } else {
+                Finding::new(
+                    Code::WalkError,
+                    Position::START,
+                    format!("could not search this path: {err}"),
+                )
+            };
+            (path, finding)
+        }
+        other => (
+            PathBuf::new(),
+            Finding::new(
+                Code::WalkError,
+                Position::START,
+                format!("could not search: {other}"),
+            ),
+        ),
+    }
+}
