@@ -27,6 +27,7 @@ pub mod catalog;
 pub mod model;
 pub mod parse;
 pub mod query;
+pub mod rules;
 pub mod scan;
 pub mod tokens;
 

@@ -59,6 +59,14 @@ impl Default for ScanLimits {
     }
 }
 
+/// What a scan does: the bounds, and whether bodies are checked too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanOptions {
+    pub limits: ScanLimits,
+    /// Run the body checks (size, links) of `lint` while reading.
+    pub check_bodies: bool,
+}
+
 /// Identity of a file on disk, so one file reached through two paths (a
 /// symlinked folder, a case-insensitive name) is one skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,8 +83,11 @@ pub struct FoundSkill {
     pub relative: PathBuf,
     /// The root joined with `relative`.
     pub path: PathBuf,
+    /// Name of the skill folder (the name a skill without `name` gets).
+    pub folder_name: String,
     pub identity: Option<FileIdentity>,
     pub file_bytes: u64,
+    /// Fields and every finding about the file, rule checks included.
     pub parsed: ParsedFile,
 }
 
@@ -123,7 +134,8 @@ fn push<T>(list: &Mutex<Vec<T>>, item: T) {
 }
 
 /// Walk `root` (index `root_index` in precedence order).
-pub fn scan_root(root_index: usize, root: &Path, limits: &ScanLimits) -> ScanResult {
+pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanResult {
+    let limits = &options.limits;
     let shared = Shared::default();
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut builder = WalkBuilder::new(root);
@@ -155,7 +167,7 @@ pub fn scan_root(root_index: usize, root: &Path, limits: &ScanLimits) -> ScanRes
                 return WalkState::Quit;
             }
             match result {
-                Ok(entry) => visit(root_index, root, canonical_root, limits, shared, entry),
+                Ok(entry) => visit(root_index, root, canonical_root, options, shared, entry),
                 Err(error) => {
                     report_walk_error(shared, error);
                     WalkState::Continue
@@ -221,10 +233,11 @@ fn visit(
     root_index: usize,
     root: &Path,
     canonical_root: &Path,
-    limits: &ScanLimits,
+    options: &ScanOptions,
     shared: &Shared,
     entry: ignore::DirEntry,
 ) -> WalkState {
+    let limits = &options.limits;
     let Some(file_type) = entry.file_type() else {
         return WalkState::Continue;
     };
@@ -279,13 +292,15 @@ fn visit(
             );
             return WalkState::Continue;
         }
-        match read_skill_file(path, limits.max_file_bytes) {
+        let folder_name = folder_name_of(path);
+        match read_skill_file(path, &folder_name, options) {
             Ok(found) => push(
                 &shared.skills,
                 FoundSkill {
                     root: root_index,
                     relative,
                     path: path.to_path_buf(),
+                    folder_name,
                     identity: found.identity,
                     file_bytes: found.file_bytes,
                     parsed: found.parsed,
@@ -339,9 +354,27 @@ fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
     }
 }
 
-/// Read a skill file's header (and the whole file when it is small) and
-/// parse it.
-fn read_skill_file(path: &Path, max_file_bytes: u64) -> Result<ReadSkill, Finding> {
+/// The name of the folder holding `path` (made absolute when the path has
+/// no folder name, as `./SKILL.md` does).
+fn folder_name_of(path: &Path) -> String {
+    let folder = |p: &Path| {
+        p.parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    folder(path)
+        .or_else(|| std::path::absolute(path).ok().and_then(|p| folder(&p)))
+        .unwrap_or_default()
+}
+
+/// Read a skill file's header (and the whole file when it is small), parse
+/// it and run the rule checks.
+fn read_skill_file(
+    path: &Path,
+    folder_name: &str,
+    options: &ScanOptions,
+) -> Result<ReadSkill, Finding> {
+    let max_file_bytes = options.limits.max_file_bytes;
     let read_error = |error: std::io::Error| {
         Finding::new(
             Code::ReadFailed,
@@ -359,22 +392,41 @@ fn read_skill_file(path: &Path, max_file_bytes: u64) -> Result<ReadSkill, Findin
         ));
     }
     let size = metadata.len();
-    let mut bytes = Vec::with_capacity((size as usize).min(HEAD_BYTES) + 1);
     let partial = size as usize > HEAD_BYTES;
+    let want = (size as usize).min(HEAD_BYTES);
+    // Read exactly the size reported (no extra probe for end-of-file: one
+    // read call for a typical skill). A file that shrank meanwhile ends early.
+    let mut bytes = vec![0u8; want];
+    let mut filled = 0;
+    while filled < want {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(read_error(error)),
+        }
+    }
+    bytes.truncate(filled);
     if partial {
-        file.by_ref()
-            .take(HEAD_BYTES as u64)
-            .read_to_end(&mut bytes)
-            .map_err(read_error)?;
         // Cut at the last complete line so a multi-byte character split by
         // the read does not look like invalid UTF-8.
         if let Some(newline) = bytes.iter().rposition(|&b| b == b'\n') {
             bytes.truncate(newline + 1);
         }
-    } else {
-        file.read_to_end(&mut bytes).map_err(read_error)?;
     }
-    let mut parsed = parse::parse_bytes(&bytes);
+    let (text, utf8) = parse::decode(&bytes);
+    let mut parsed = parse::parse_text(&text);
+    if let Some(finding) = utf8 {
+        parsed.findings.insert(0, finding);
+    }
+    let complete = (!partial).then_some(text.as_ref());
+    crate::rules::check_file(
+        path,
+        folder_name,
+        &mut parsed,
+        complete,
+        options.check_bodies,
+    );
     if size > max_file_bytes {
         parsed.findings.push(Finding::new(
             Code::FileTooLarge,

@@ -7,11 +7,10 @@
 //! duplicates, resolving name collisions deterministically, naming
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
-pub mod rules;
-
 use crate::model::{one_line, Code, Diagnostic, Namespace, Position, Profile, Skill};
-use crate::parse::{self, markdown, Finding};
-use crate::scan::{self, FoundSkill, ScanLimits};
+use crate::parse::{self, Finding};
+pub use crate::rules::resolve_inside;
+use crate::scan::{self, FoundSkill, ScanLimits, ScanOptions};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
@@ -24,11 +23,6 @@ pub enum CatalogError {
     #[error("skill root {} is not a folder — pass the folder that holds the skills", .0.display())]
     RootNotADirectory(PathBuf),
 }
-
-/// Body size past which a skill is reported: the format's guidance is to
-/// keep `SKILL.md` under 500 lines and about 5,000 tokens.
-pub const MAX_BODY_LINES: usize = 500;
-pub const MAX_BODY_TOKENS: usize = 5_000;
 
 /// Configuration of a catalog build.
 #[derive(Debug, Clone, Default)]
@@ -101,14 +95,18 @@ impl CatalogBuilder {
         let mut found = Vec::new();
         let mut namespace_files = Vec::new();
         for (index, root) in self.roots.iter().enumerate() {
-            let result = scan::scan_root(index, root, &self.limits);
+            let options = ScanOptions {
+                limits: self.limits.clone(),
+                check_bodies: self.check_bodies,
+            };
+            let result = scan::scan_root(index, root, &options);
             for item in result.findings {
                 assembly.report(&item.path, &item.finding);
             }
             found.extend(result.skills);
             namespace_files.extend(result.namespace_files);
         }
-        let skills = assembly.skills_from(found, self.check_bodies);
+        let skills = assembly.skills_from(found);
         let namespaces = namespaces_of(&skills, &namespace_files);
         Ok(Catalog::assemble(
             self.roots.clone(),
@@ -147,15 +145,9 @@ impl Assembly {
         }
     }
 
-    fn skills_from(&mut self, mut found: Vec<FoundSkill>, check_bodies: bool) -> Vec<Skill> {
+    fn skills_from(&mut self, mut found: Vec<FoundSkill>) -> Vec<Skill> {
         // Precedence: earlier root, then shallower path, then path order.
-        found.sort_by(|a, b| {
-            (a.root, a.relative.components().count(), &a.relative).cmp(&(
-                b.root,
-                b.relative.components().count(),
-                &b.relative,
-            ))
-        });
+        found.sort_by_cached_key(|f| (f.root, f.relative.components().count(), f.relative.clone()));
         let preferred: HashSet<(usize, PathBuf)> = found
             .iter()
             .filter(|f| f.relative.file_name() == Some("SKILL.md".as_ref()))
@@ -190,92 +182,12 @@ impl Assembly {
             for finding in &file.parsed.findings {
                 self.report(&file.path, finding);
             }
-            if let Some(skill) = self.skill_from(&file, &folder, check_bodies) {
+            if let Some(skill) = skill_from(file, &folder) {
                 skills.push(skill);
             }
         }
         self.resolve_collisions(&mut skills);
         skills
-    }
-
-    fn skill_from(
-        &mut self,
-        file: &FoundSkill,
-        folder: &Path,
-        check_bodies: bool,
-    ) -> Option<Skill> {
-        let fields = file.parsed.fields.as_ref()?;
-        let folder_name = file
-            .path
-            .parent()
-            .and_then(|p| p.file_name())
-            .or_else(|| folder.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .or_else(|| {
-                std::path::absolute(&file.path).ok().and_then(|p| {
-                    p.parent()?
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                })
-            })
-            .unwrap_or_default();
-        let description = fields
-            .description
-            .as_deref()
-            .map(one_line)
-            .unwrap_or_default();
-        if description.is_empty() {
-            let position = if fields.positions.contains_key("description") {
-                fields.position("description")
-            } else {
-                Position::START
-            };
-            self.report(
-                &file.path,
-                &Finding::new(
-                    Code::DescriptionMissing,
-                    position,
-                    "no `description`; the skill was not loaded — add `description:` saying what the skill does and when to use it",
-                ),
-            );
-            return None;
-        }
-        for finding in rules::check_fields(fields, &folder_name) {
-            self.report(&file.path, &finding);
-        }
-        if check_bodies {
-            for finding in check_body(&file.path, fields) {
-                self.report(&file.path, &finding);
-            }
-        }
-        let name = fields
-            .name
-            .as_deref()
-            .map(one_line)
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| folder_name.clone());
-        let namespace = folder.parent().map(slash_path).unwrap_or_default();
-        let positions = |key: &str| fields.positions.get(key).copied();
-        Some(Skill {
-            id: name.clone(),
-            name,
-            namespace,
-            description,
-            raw_description: fields.description.clone().unwrap_or_default(),
-            path: file.path.clone(),
-            root: file.root,
-            license: fields.license.clone(),
-            compatibility: fields.compatibility.clone(),
-            allowed_tools: fields.allowed_tools.clone(),
-            metadata: fields.metadata.clone(),
-            extra: fields.extra.clone(),
-            file_bytes: file.file_bytes,
-            body_line: file.parsed.body_line,
-            body_offset: file.parsed.body_offset,
-            name_position: positions("name"),
-            description_position: positions("description"),
-            shadowed: false,
-        })
     }
 
     /// The first skill of a name (in precedence order) keeps it; the others
@@ -314,6 +226,46 @@ impl Assembly {
     }
 }
 
+/// The skill of a parsed file (its findings are already reported), or
+/// `None` when it could not load. Moves the parsed fields: no copies.
+fn skill_from(file: FoundSkill, folder: &Path) -> Option<Skill> {
+    let fields = file.parsed.fields?;
+    let description = fields
+        .description
+        .as_deref()
+        .map(one_line)
+        .unwrap_or_default();
+    let name = fields
+        .name
+        .as_deref()
+        .map(one_line)
+        .filter(|n| !n.is_empty())
+        .unwrap_or(file.folder_name);
+    let namespace = folder.parent().map(slash_path).unwrap_or_default();
+    let name_position = fields.positions.get("name").copied();
+    let description_position = fields.positions.get("description").copied();
+    Some(Skill {
+        id: name.clone(),
+        name,
+        namespace,
+        description,
+        raw_description: fields.description.unwrap_or_default(),
+        path: file.path,
+        root: file.root,
+        license: fields.license,
+        compatibility: fields.compatibility,
+        allowed_tools: fields.allowed_tools,
+        metadata: fields.metadata,
+        extra: fields.extra,
+        file_bytes: file.file_bytes,
+        body_line: file.parsed.body_line,
+        body_offset: file.parsed.body_offset,
+        name_position,
+        description_position,
+        shadowed: false,
+    })
+}
+
 /// `/`-joined components of a relative path.
 fn slash_path(path: &Path) -> String {
     let mut out = String::new();
@@ -332,105 +284,6 @@ fn slash_path(path: &Path) -> String {
 pub fn read_text(path: &Path) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
     Ok(parse::decode(&bytes).0.into_owned())
-}
-
-/// Checks that need the body: local links and size.
-fn check_body(path: &Path, _fields: &parse::Fields) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let Ok(text) = read_text(path) else {
-        return findings;
-    };
-    let parsed = parse::parse_text(&text);
-    let body = &text[parsed.body_offset.min(text.len())..];
-    let lines = body.lines().count();
-    let tokens = crate::tokens::count(body);
-    if lines > MAX_BODY_LINES || tokens > MAX_BODY_TOKENS {
-        findings.push(Finding::new(
-            Code::BodyTooLong,
-            Position {
-                line: parsed.body_line,
-                column: 1,
-            },
-            format!(
-                "body is {} lines and {} tokens; keep it under {MAX_BODY_LINES} lines and {} tokens — move detail into reference files and link them",
-                rules::thousands(lines),
-                rules::thousands(tokens),
-                rules::thousands(MAX_BODY_TOKENS)
-            ),
-        ));
-    }
-    let skill_dir = path.parent().unwrap_or(Path::new("."));
-    let outline = markdown::outline(&text, parsed.body_offset);
-    for link in outline.links {
-        let position = Position {
-            line: link.line,
-            column: link.column,
-        };
-        match resolve_inside(skill_dir, &link.target) {
-            Err(reason) => findings.push(Finding::new(
-                Code::LinkEscapes,
-                position,
-                format!(
-                    "link `{}` {reason}; agents cannot follow it — copy the file into the skill folder and link it relatively",
-                    link.target
-                ),
-            )),
-            Ok(target) => {
-                if !target.exists() {
-                    findings.push(Finding::new(
-                        Code::LinkBroken,
-                        position,
-                        format!(
-                            "link `{}` points to a file that does not exist — fix the path or add the file",
-                            link.target
-                        ),
-                    ));
-                } else if let (Ok(real), Ok(real_dir)) = (target.canonicalize(), skill_dir.canonicalize()) {
-                    if !real.starts_with(&real_dir) {
-                        findings.push(Finding::new(
-                            Code::LinkEscapes,
-                            position,
-                            format!(
-                                "link `{}` resolves through a symlink to {}, outside the skill folder — copy the file into the skill folder",
-                                link.target,
-                                real.display()
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    findings
-}
-
-/// Resolve a relative link target inside `dir` without touching the disk;
-/// refuse absolute paths and `..` that climb out of `dir`.
-pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str> {
-    let target_path = Path::new(target);
-    if target_path.is_absolute() || target.starts_with('/') || target.starts_with('\\') {
-        return Err("is an absolute path");
-    }
-    let mut depth: usize = 0;
-    let mut out = dir.to_path_buf();
-    for component in target_path.components() {
-        match component {
-            Component::Normal(part) => {
-                depth += 1;
-                out.push(part);
-            }
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if depth == 0 {
-                    return Err("leaves the skill folder");
-                }
-                depth -= 1;
-                out.pop();
-            }
-            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path"),
-        }
-    }
-    Ok(out)
 }
 
 /// Namespaces of the skills, sorted by name, with descriptions from the
@@ -656,22 +509,6 @@ fn revision_of(skills: &[Skill], namespaces: &[Namespace]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resolve_inside_refuses_escapes() {
-        let dir = Path::new("/s/skill");
-        assert_eq!(
-            resolve_inside(dir, "references/a.md").unwrap(),
-            PathBuf::from("/s/skill/references/a.md")
-        );
-        assert_eq!(
-            resolve_inside(dir, "./a/../b.md").unwrap(),
-            PathBuf::from("/s/skill/b.md")
-        );
-        assert!(resolve_inside(dir, "../other/SKILL.md").is_err());
-        assert!(resolve_inside(dir, "a/../../x").is_err());
-        assert!(resolve_inside(dir, "/etc/passwd").is_err());
-    }
 
     #[test]
     fn distance() {

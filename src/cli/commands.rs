@@ -4,10 +4,10 @@
 
 use super::style::Style;
 use super::{build, builder, Cli, Command, LintArgs, LintFormat, ListArgs, RenderArgs, ShowArgs};
-use crate::catalog::rules::thousands;
 use crate::catalog::Catalog;
 use crate::model::{Diagnostic, Profile, Severity, Skill};
 use crate::query::{self, render, Budget, Format, RenderOptions};
+use crate::rules::thousands;
 use crate::tokens;
 use anyhow::Context as _;
 use std::io::Write;

@@ -215,7 +215,11 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         return (None, findings);
     }
     let layout = scan_layout(split.yaml);
-    let value = match serde_yaml_ng::from_str::<Value>(split.yaml) {
+    let parsed = match simple_mapping(split.yaml) {
+        Some(mapping) => Ok(Value::Mapping(mapping)),
+        None => serde_yaml_ng::from_str::<Value>(split.yaml),
+    };
+    let value = match parsed {
         Ok(value) => value,
         Err(original) => match repair(split.yaml, &layout) {
             Some((repaired, keys)) => match serde_yaml_ng::from_str::<Value>(&repaired) {
@@ -400,6 +404,61 @@ fn yaml_error(
     )
 }
 
+/// The fast path for the headers most skills have: only `key: text` lines
+/// whose values are plain text that YAML reads literally. Anything else —
+/// quotes, block scalars, nesting, numbers, booleans, null, indicators,
+/// `: ` or ` #` inside a value, duplicate keys — returns `None` and goes to
+/// the YAML parser, so both paths always agree.
+fn simple_mapping(yaml: &str) -> Option<serde_yaml_ng::Mapping> {
+    let mut mapping = serde_yaml_ng::Mapping::new();
+    for line in yaml.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let colon = line.find(": ")?;
+        let key = &line[..colon];
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            || !key.as_bytes()[0].is_ascii_alphabetic()
+        {
+            return None;
+        }
+        let value = line[colon + 2..].trim_matches([' ', '\t']);
+        let first = value.chars().next()?;
+        if first.is_ascii_digit()
+            || "-?:,[]{}#&*!|>'\"%@`+.~".contains(first)
+            || value.contains(": ")
+            || value.contains(" #")
+            || value.contains("\t#")
+            || value.ends_with(':')
+            || value.chars().any(|c| {
+                (c < ' ' && c != '\t')
+                    || (('\u{7f}'..='\u{9f}').contains(&c) && c != '\u{85}')
+                    || c == '\u{feff}'
+                    || c == '\u{fffe}'
+                    || c == '\u{ffff}'
+            })
+        {
+            return None;
+        }
+        if matches!(
+            value.to_ascii_lowercase().as_str(),
+            "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
+        ) {
+            return None;
+        }
+        let key = Value::String(key.to_string());
+        if mapping.contains_key(&key) {
+            return None;
+        }
+        mapping.insert(key, Value::String(value.to_string()));
+    }
+    Some(mapping)
+}
+
 /// Count `*alias` references outside quotes and comments. Over-counting a
 /// `*` inside a plain scalar is harmless: the limit is generous.
 fn count_aliases(yaml: &str) -> usize {
@@ -537,10 +596,7 @@ fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
                 *first as u32 + 1,
                 char_column(lines[*first], value_start + offset),
             ),
-            None => (
-                *first as u32 + 1,
-                char_column(lines[*first], *value_start),
-            ),
+            None => (*first as u32 + 1, char_column(lines[*first], *value_start)),
         };
         let quoted = format!("{key}: '{}'", joined.replace('\'', "''"));
         replaced.insert(*first, (*last, quoted));
@@ -741,6 +797,35 @@ mod tests {
         let (f, findings) = fields("---\ndescription: Fix issue #42 fast\n---\n");
         assert_eq!(f.unwrap().description.as_deref(), Some("Fix issue"));
         assert_eq!(findings[0].code, Code::YamlCommentInValue);
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_yaml_parser() {
+        let cases = [
+            "name: pdf-forms\ndescription: Fill PDF forms. Use when asked.\n",
+            "name: a\r\ndescription: Ünïcödé text, with commas\r\n",
+            "description: 技能描述，适用于中文。\nlicense: MIT\n",
+            "name: a\ndescription: x\tand tab\n",
+        ];
+        for case in cases {
+            let fast = simple_mapping(case).expect("simple");
+            let slow: Value = serde_yaml_ng::from_str(case).unwrap();
+            assert_eq!(Value::Mapping(fast), slow, "{case:?}");
+        }
+        for not_simple in [
+            "name: 123\n",
+            "name: true\n",
+            "name: ~\n",
+            "description: >-\n  a\n",
+            "description: 'quoted'\n",
+            "a: b: c\n",
+            "a: x #c\n",
+            "a: x\na: y\n",
+            "metadata:\n  k: v\n",
+            "a: -x\n",
+        ] {
+            assert!(simple_mapping(not_simple).is_none(), "{not_simple:?}");
+        }
     }
 
     #[test]

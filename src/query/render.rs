@@ -242,17 +242,45 @@ struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     fn new(catalog: &'a Catalog, options: &'a RenderOptions) -> Self {
-        let base = std::path::absolute(&options.base).unwrap_or_else(|_| options.base.clone());
+        let base =
+            normalize(&std::path::absolute(&options.base).unwrap_or_else(|_| options.base.clone()));
+        // Make each root absolute once, not each of thousands of paths.
+        let absolute_roots: Vec<PathBuf> = catalog
+            .roots()
+            .iter()
+            .map(|r| normalize(&std::path::absolute(r).unwrap_or_else(|_| r.clone())))
+            .collect();
+        let absolute = |skill: &Skill| -> PathBuf {
+            if skill.path.is_absolute() && is_normal(&skill.path) {
+                return skill.path.clone();
+            }
+            let root = catalog.roots().get(skill.root);
+            match (
+                root.map(|r| skill.path.strip_prefix(r)),
+                absolute_roots.get(skill.root),
+            ) {
+                (Some(Ok(relative)), Some(absolute_root)) if is_normal(relative) => {
+                    absolute_root.join(relative)
+                }
+                _ => normalize(
+                    &std::path::absolute(&skill.path).unwrap_or_else(|_| skill.path.clone()),
+                ),
+            }
+        };
         let entries: Vec<Entry<'a>> = catalog
             .skills()
             .iter()
             .map(|skill| {
                 let (description, capped) = cap_bytes(&skill.description, MAX_DESCRIPTION_BYTES);
+                let path = match options.paths {
+                    PathStyle::None => None,
+                    style => display_path(&absolute(skill), style, &base),
+                };
                 Entry {
                     chars: description.chars().count(),
                     description,
                     capped,
-                    path: display_path(&skill.path, options.paths, &base),
+                    path,
                     skill,
                 }
             })
@@ -977,6 +1005,9 @@ pub fn escape_xml(text: &str) -> Cow<'_, str> {
 pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
     match style {
         PathStyle::None => None,
+        PathStyle::Absolute if path.is_absolute() && is_normal(path) => {
+            Some(path.to_string_lossy().into_owned())
+        }
         PathStyle::Absolute => Some(
             std::path::absolute(path)
                 .map(|p| normalize(&p))
@@ -1006,6 +1037,11 @@ fn parent_folder_path(path: &str, levels: usize) -> String {
     let mut s = p.to_string_lossy().into_owned();
     s.push('/');
     s
+}
+
+fn is_normal(path: &Path) -> bool {
+    path.components()
+        .all(|c| !matches!(c, Component::CurDir | Component::ParentDir))
 }
 
 /// Remove `.` and resolve `..` lexically.

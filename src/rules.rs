@@ -1,5 +1,9 @@
 //! The rules of the Agent Skills format (and the stricter rules of hosted
-//! products) applied to one skill's fields.
+//! products) applied to one skill file: its fields and, for `lint`, its body
+//! (size, local links).
+//!
+//! The checks run per file inside the scan's walker threads, so a large
+//! catalog is checked in parallel with reading it.
 //!
 //! Every rule emits its finding whatever the profile; the catalog maps codes
 //! to severities per profile (`Code::severity`) and drops what a profile does
@@ -8,8 +12,14 @@
 
 use crate::model::{Code, Position};
 use crate::parse::frontmatter::{CLIENT_KEYS, SPEC_KEYS};
-use crate::parse::{Fields, Finding};
+use crate::parse::{markdown, Fields, Finding, ParsedFile};
+use std::path::{Component, Path, PathBuf};
 use unicode_normalization::UnicodeNormalization;
+
+/// Body size past which a skill is reported: the format's guidance is to
+/// keep `SKILL.md` under 500 lines and about 5,000 tokens.
+pub const MAX_BODY_LINES: usize = 500;
+pub const MAX_BODY_TOKENS: usize = 5_000;
 
 pub const MAX_NAME_CHARS: usize = 64;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -55,6 +65,141 @@ pub fn suggest_name(name: &str) -> String {
 fn is_name_char(c: char) -> bool {
     c == '-'
         || (c.is_alphanumeric() && !c.is_uppercase() && c.to_lowercase().eq(std::iter::once(c)))
+}
+
+/// Run every check on one parsed skill file and add the findings to it.
+/// A skill without a description cannot load: its fields are dropped.
+/// `text` is the whole decoded file when it was read completely; body
+/// checks need it and are skipped without it.
+pub fn check_file(
+    path: &Path,
+    folder: &str,
+    parsed: &mut ParsedFile,
+    text: Option<&str>,
+    check_bodies: bool,
+) {
+    let Some(fields) = parsed.fields.as_ref() else {
+        return;
+    };
+    if fields
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
+        let position = if fields.positions.contains_key("description") {
+            fields.position("description")
+        } else {
+            Position::START
+        };
+        parsed.findings.push(Finding::new(
+            Code::DescriptionMissing,
+            position,
+            "no `description`; the skill was not loaded — add `description:` saying what the skill does and when to use it",
+        ));
+        parsed.fields = None;
+        return;
+    }
+    let mut findings = check_fields(fields, folder);
+    if check_bodies {
+        if let Some(text) = text {
+            findings.extend(check_body(path, text, parsed.body_offset, parsed.body_line));
+        }
+    }
+    parsed.findings.extend(findings);
+}
+
+/// Checks that need the body: size and local links.
+pub fn check_body(path: &Path, text: &str, body_offset: usize, body_line: u32) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let body = &text[body_offset.min(text.len())..];
+    let lines = body.lines().count();
+    let tokens = crate::tokens::count(body);
+    if lines > MAX_BODY_LINES || tokens > MAX_BODY_TOKENS {
+        findings.push(Finding::new(
+            Code::BodyTooLong,
+            Position {
+                line: body_line,
+                column: 1,
+            },
+            format!(
+                "body is {} lines and {} tokens; keep it under {MAX_BODY_LINES} lines and {} tokens — move detail into reference files and link them",
+                thousands(lines),
+                thousands(tokens),
+                thousands(MAX_BODY_TOKENS)
+            ),
+        ));
+    }
+    let skill_dir = path.parent().unwrap_or(Path::new("."));
+    for link in markdown::outline(text, body_offset).links {
+        let position = Position {
+            line: link.line,
+            column: link.column,
+        };
+        match resolve_inside(skill_dir, &link.target) {
+            Err(reason) => findings.push(Finding::new(
+                Code::LinkEscapes,
+                position,
+                format!(
+                    "link `{}` {reason}; agents cannot follow it — copy the file into the skill folder and link it relatively",
+                    link.target
+                ),
+            )),
+            Ok(target) => {
+                if !target.exists() {
+                    findings.push(Finding::new(
+                        Code::LinkBroken,
+                        position,
+                        format!(
+                            "link `{}` points to a file that does not exist — fix the path or add the file",
+                            link.target
+                        ),
+                    ));
+                } else if let (Ok(real), Ok(real_dir)) = (target.canonicalize(), skill_dir.canonicalize()) {
+                    if !real.starts_with(&real_dir) {
+                        findings.push(Finding::new(
+                            Code::LinkEscapes,
+                            position,
+                            format!(
+                                "link `{}` resolves through a symlink to {}, outside the skill folder — copy the file into the skill folder",
+                                link.target,
+                                real.display()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// Resolve a relative link target inside `dir` without touching the disk;
+/// refuse absolute paths and `..` that climb out of `dir`.
+pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str> {
+    let target_path = Path::new(target);
+    if target_path.is_absolute() || target.starts_with('/') || target.starts_with('\\') {
+        return Err("is an absolute path");
+    }
+    let mut depth: usize = 0;
+    let mut out = dir.to_path_buf();
+    for component in target_path.components() {
+        match component {
+            Component::Normal(part) => {
+                depth += 1;
+                out.push(part);
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth == 0 {
+                    return Err("leaves the skill folder");
+                }
+                depth -= 1;
+                out.pop();
+            }
+            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path"),
+        }
+    }
+    Ok(out)
 }
 
 /// Check a skill's fields. `folder` is the skill folder's name.
@@ -123,7 +268,11 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             return;
         }
     };
-    let normalized: String = name.nfkc().collect();
+    let normalized: String = if name.is_ascii() {
+        name.to_string()
+    } else {
+        name.nfkc().collect()
+    };
     let chars = normalized.chars().count();
     if chars > MAX_NAME_CHARS {
         findings.push(Finding::new(
@@ -163,7 +312,11 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             format!("name `{name}` {} — {fix}", problems.join(", ")),
         ));
     }
-    let folder_normalized: String = folder.nfkc().collect();
+    let folder_normalized: String = if folder.is_ascii() {
+        folder.to_string()
+    } else {
+        folder.nfkc().collect()
+    };
     if normalized != folder_normalized {
         findings.push(Finding::new(
             Code::NameMismatch,
@@ -310,6 +463,22 @@ mod tests {
         assert_eq!(codes(&long, &long), vec![Code::NameTooLong]);
         // NFKC: decomposed name matches a composed folder.
         assert!(!codes("cafe\u{301}", "café").contains(&Code::NameMismatch));
+    }
+
+    #[test]
+    fn resolve_inside_refuses_escapes() {
+        let dir = Path::new("/s/skill");
+        assert_eq!(
+            resolve_inside(dir, "references/a.md").unwrap(),
+            PathBuf::from("/s/skill/references/a.md")
+        );
+        assert_eq!(
+            resolve_inside(dir, "./a/../b.md").unwrap(),
+            PathBuf::from("/s/skill/b.md")
+        );
+        assert!(resolve_inside(dir, "../other/SKILL.md").is_err());
+        assert!(resolve_inside(dir, "a/../../x").is_err());
+        assert!(resolve_inside(dir, "/etc/passwd").is_err());
     }
 
     #[test]
