@@ -263,6 +263,22 @@ fn visit(
         }
     }
     if file_type.is_dir() {
+        if SKILL_FILE_NAMES
+            .iter()
+            .any(|n| entry.file_name() == std::ffi::OsStr::new(n))
+        {
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding: Finding::new(
+                        Code::NotAFile,
+                        Position::START,
+                        "this is a folder, not a regular file; the skill around it was not loaded — replace it with a Markdown file",
+                    ),
+                },
+            );
+        }
         if entry.depth() == limits.max_depth && entry.depth() > 0 {
             let mut cut = shared.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
             cut.0 += 1;
@@ -432,7 +448,9 @@ fn read_skill_file(
             Code::FileTooLarge,
             Position::START,
             format!(
-                "file is {size} bytes; the limit is {max_file_bytes} — move detail into reference files next to it (or raise --max-file-bytes)"
+                "file is {} bytes; the limit is {} — only its front matter was read; move detail into reference files next to it (or raise --max-file-bytes)",
+                crate::rules::thousands(size as usize),
+                crate::rules::thousands(max_file_bytes as usize)
             ),
         ));
     }

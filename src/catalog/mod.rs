@@ -91,6 +91,7 @@ impl CatalogBuilder {
                 Ok(_) => {}
             }
         }
+        let started = std::time::Instant::now();
         let mut assembly = Assembly::new(self.profile);
         let mut found = Vec::new();
         let mut namespace_files = Vec::new();
@@ -106,15 +107,23 @@ impl CatalogBuilder {
             found.extend(result.skills);
             namespace_files.extend(result.namespace_files);
         }
+        let scanned = started.elapsed();
+        let files_read = found.len() + namespace_files.len();
         let skills = assembly.skills_from(found);
         let namespaces = namespaces_of(&skills, &namespace_files);
-        Ok(Catalog::assemble(
+        let mut catalog = Catalog::assemble(
             self.roots.clone(),
             self.profile,
             skills,
             namespaces,
             assembly.diagnostics,
-        ))
+        );
+        catalog.stats = BuildStats {
+            scan: scanned,
+            total: started.elapsed(),
+            files_read,
+        };
+        Ok(catalog)
     }
 }
 
@@ -353,6 +362,17 @@ fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Na
         .collect()
 }
 
+/// How a build went, for `-v` output and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Walking, reading, parsing and checking.
+    pub scan: std::time::Duration,
+    /// The whole build.
+    pub total: std::time::Duration,
+    /// Skill and namespace files read.
+    pub files_read: usize,
+}
+
 /// An immutable snapshot of the skills under a set of roots.
 #[derive(Debug, Clone)]
 pub struct Catalog {
@@ -364,6 +384,7 @@ pub struct Catalog {
     namespaces: Vec<Namespace>,
     diagnostics: Vec<Diagnostic>,
     by_id: HashMap<String, usize>,
+    stats: BuildStats,
 }
 
 impl Catalog {
@@ -391,7 +412,12 @@ impl Catalog {
             namespaces,
             diagnostics,
             by_id,
+            stats: BuildStats::default(),
         }
+    }
+
+    pub fn stats(&self) -> BuildStats {
+        self.stats
     }
 
     /// A content hash of what the directory shows: same files, same revision.

@@ -83,6 +83,15 @@ fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
         for d in diagnostics {
             eprintln!("{}", diagnostic_line(d, &style));
         }
+        let stats = catalog.stats();
+        eprintln!(
+            "skilldex: {} skills from {} files in {:.1} ms (scan {:.1} ms), revision {}",
+            thousands(catalog.skills().len()),
+            thousands(stats.files_read),
+            stats.total.as_secs_f64() * 1000.0,
+            stats.scan.as_secs_f64() * 1000.0,
+            catalog.revision()
+        );
     }
     let counts = count(diagnostics);
     if counts.errors + counts.warnings > 0 {

@@ -369,39 +369,77 @@ fn yaml_error(
     split: &Split<'_>,
     at: &dyn Fn(u32, u32) -> Position,
 ) -> Finding {
-    let (line, column) = error
+    let (mut line, mut column) = error
         .location()
         .map(|l| (l.line() as u32, l.column() as u32))
         .unwrap_or((1, 1));
-    // The library appends its own "at line N column M", counted inside the
-    // header; drop it so the only position shown is the one in the file.
-    let mut message = error.to_string();
+    // The library appends "at line N column M" (counted inside the header)
+    // and sometimes ", while scanning X at line N column M" naming where the
+    // broken construct began. Keep the words, drop the header-relative
+    // positions, and point at where the construct began: that is where the
+    // author has to look (the opening quote, not the end of the file).
+    let full = error.to_string();
+    let mut message = full.clone();
     if let Some(i) = message.find(" at line ") {
         message.truncate(i);
     }
-    let hint = if message.contains("tab") {
+    let mut context = String::new();
+    if let Some(i) = full.find(", while ") {
+        let rest = &full[i + 2..];
+        if let Some(j) = rest.find(" at line ") {
+            context = rest[..j].to_string();
+            // An unclosed quote or bracket is reported where the input ran
+            // out; the place to fix is where it opened. Other errors (a tab)
+            // are where the library says.
+            let opened_elsewhere =
+                message.contains("end of stream") || context.contains("quoted scalar");
+            if let (true, Some((l, c))) = (
+                opened_elsewhere,
+                parse_line_column(&rest[j + " at line ".len()..]),
+            ) {
+                (line, column) = (l, c);
+            }
+        }
+    }
+    let all = format!("{message} {context}");
+    let hint = if all.contains("tab") {
         "indent with spaces, not tabs"
-    } else if message.contains("quoted scalar") {
+    } else if all.contains("quoted scalar") {
         "close the quote, or remove it"
-    } else if message.contains("mapping values") {
+    } else if all.contains("mapping values") {
         "quote the value: it contains `: `"
-    } else if message.contains("duplicate") {
+    } else if all.contains("duplicate") {
         "remove one of the duplicate keys"
+    } else if all.contains("flow") {
+        "close the `[` or `{` on the same value"
     } else {
         "fix the YAML between the `---` lines"
     };
-    let position = if line as usize > split.yaml.lines().count() {
+    let header_lines = split.yaml.lines().count() as u32;
+    let position = if line > header_lines {
         // Errors "at end of stream" point past the header; show the closing
         // delimiter instead.
-        at(split.yaml.lines().count() as u32 + 1, 1)
+        at(header_lines + 1, 1)
     } else {
         at(line, column)
+    };
+    let message = if context.is_empty() {
+        message
+    } else {
+        format!("{message}, {context}")
     };
     Finding::new(
         Code::YamlInvalid,
         position,
         format!("invalid YAML in front matter: {message} — {hint}"),
     )
+}
+
+/// Parse "N column M…" into (N, M).
+fn parse_line_column(text: &str) -> Option<(u32, u32)> {
+    let (line, rest) = text.split_once(" column ")?;
+    let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((line.trim().parse().ok()?, column.parse().ok()?))
 }
 
 /// The fast path for the headers most skills have: only `key: text` lines
@@ -787,6 +825,24 @@ mod tests {
         assert_eq!(findings[0].position.line, 3);
         assert!(
             findings[0].message.contains("tabs"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn unclosed_quote_points_at_the_quote() {
+        let (f, findings) = fields("---\nname: a\ndescription: \"unclosed\nlicense: MIT\n---\n");
+        assert!(f.is_none());
+        assert_eq!(
+            findings[0].position,
+            Position {
+                line: 3,
+                column: 14
+            }
+        );
+        assert!(
+            findings[0].message.contains("close the quote"),
             "{}",
             findings[0].message
         );

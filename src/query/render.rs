@@ -731,7 +731,7 @@ impl<'a> Renderer<'a> {
             line.push_str(". To find one, ");
             match self.options.reach {
                 Reach::Cli => {
-                    line.push_str("run `skilldex search \"<what you need>\"` or list a namespace with `skilldex list --namespace <name>`");
+                    line.push_str("list a namespace with `skilldex list --namespace <name>`");
                     if self.options.paths != PathStyle::None {
                         line.push_str(", or open the namespace folder and read the SKILL.md files in it");
                     }
@@ -1021,6 +1021,9 @@ pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String
 
 fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
     display_path(path, style, base).map(|mut p| {
+        if p.is_empty() {
+            p.push('.');
+        }
         if !p.ends_with('/') {
             p.push('/');
         }

@@ -1,0 +1,143 @@
+//! Integration tests: they drive the real `skilldex` binary on real fixture
+//! folders. One test binary, one module per area.
+
+mod bad_input;
+mod catalog;
+mod properties;
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The result of one run of the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// A `skilldex` command isolated from the user's environment: no colors, a
+/// HOME without skills, no SKILLDEX_ROOTS.
+pub fn skilldex() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skilldex"));
+    command
+        .env("NO_COLOR", "1")
+        .env(
+            "HOME",
+            std::env::temp_dir().join("skilldex-test-home-does-not-exist"),
+        )
+        .env_remove("SKILLDEX_ROOTS");
+    command
+}
+
+pub fn finish(output: Output) -> Run {
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Run `skilldex ARGS` in `cwd`.
+pub fn run_in(cwd: &Path, args: &[&str]) -> Run {
+    finish(
+        skilldex()
+            .current_dir(cwd)
+            .args(args)
+            .output()
+            .expect("the skilldex binary runs"),
+    )
+}
+
+/// Run `skilldex ARGS` in the repository root.
+pub fn run(args: &[&str]) -> Run {
+    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(name)
+}
+
+/// Copy a fixture folder into a fresh temporary folder (for tests that add
+/// symlinks or change permissions). Returns the temp dir guard and the copy.
+pub fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let target = temp.path().join(name.replace('/', "_"));
+    copy_dir(&fixture(name), &target);
+    (temp, target)
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Write `content` to `root/relative`, creating folders.
+pub fn write(root: &Path, relative: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+/// A minimal valid SKILL.md for `name`.
+pub fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nDo the thing.\n")
+}
+
+/// Diagnostics of `skilldex lint --format json` as (file name relative to
+/// root, line, column, severity, code).
+pub fn lint_json(root: &Path, extra: &[&str]) -> (Run, Vec<serde_json::Value>) {
+    let root_s = root.to_str().unwrap();
+    let mut args = vec!["lint", "--format", "json", "--root", root_s];
+    args.extend_from_slice(extra);
+    let run = run_in(root, &args);
+    let diagnostics = run.json()["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    (run, diagnostics)
+}
+
+/// Codes of the diagnostics about files whose path contains `needle`.
+pub fn codes_for(diagnostics: &[serde_json::Value], needle: &str) -> Vec<String> {
+    diagnostics
+        .iter()
+        .filter(|d| d["path"].as_str().unwrap_or("").contains(needle))
+        .map(|d| d["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
