@@ -81,6 +81,8 @@ pub struct FoundSkill {
     pub root: usize,
     /// Path inside the root, `/`-separated components.
     pub relative: PathBuf,
+    /// Folder depth of the file below the root.
+    pub depth: usize,
     /// The root joined with `relative`.
     pub path: PathBuf,
     /// Name of the skill folder (the name a skill without `name` gets).
@@ -315,6 +317,7 @@ fn visit(
                 FoundSkill {
                     root: root_index,
                     relative,
+                    depth: entry.depth(),
                     path: path.to_path_buf(),
                     folder_name,
                     identity: found.identity,

@@ -156,20 +156,34 @@ impl Assembly {
 
     fn skills_from(&mut self, mut found: Vec<FoundSkill>) -> Vec<Skill> {
         // Precedence: earlier root, then shallower path, then path order.
-        found.sort_by_cached_key(|f| (f.root, f.relative.components().count(), f.relative.clone()));
-        let preferred: HashSet<(usize, PathBuf)> = found
-            .iter()
-            .filter(|f| f.relative.file_name() == Some("SKILL.md".as_ref()))
-            .map(|f| {
-                (
-                    f.root,
-                    f.relative
-                        .parent()
-                        .map(Path::to_path_buf)
-                        .unwrap_or_default(),
-                )
-            })
-            .collect();
+        found.sort_unstable_by(|a, b| {
+            (a.root, a.depth, a.relative.as_os_str().as_encoded_bytes()).cmp(&(
+                b.root,
+                b.depth,
+                b.relative.as_os_str().as_encoded_bytes(),
+            ))
+        });
+        // Folders holding a `SKILL.md`, needed only when a lower-case
+        // `skill.md` exists somewhere.
+        let is_upper = |f: &FoundSkill| f.relative.file_name() == Some("SKILL.md".as_ref());
+        let any_lowercase = found.iter().any(|f| !is_upper(f));
+        let preferred: HashSet<(usize, PathBuf)> = if any_lowercase {
+            found
+                .iter()
+                .filter(|f| is_upper(f))
+                .map(|f| {
+                    (
+                        f.root,
+                        f.relative
+                            .parent()
+                            .map(Path::to_path_buf)
+                            .unwrap_or_default(),
+                    )
+                })
+                .collect()
+        } else {
+            HashSet::new()
+        };
         let mut seen_files = HashSet::new();
         let mut skills = Vec::with_capacity(found.len());
         for file in found {
@@ -178,8 +192,7 @@ impl Assembly {
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default();
-            if file.relative.file_name() != Some("SKILL.md".as_ref())
-                && preferred.contains(&(file.root, folder.clone()))
+            if any_lowercase && !is_upper(&file) && preferred.contains(&(file.root, folder.clone()))
             {
                 continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
             }
@@ -302,29 +315,6 @@ fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Na
     for skill in skills {
         by_name.entry(&skill.namespace).or_default().push(skill);
     }
-    // Skill folders, so a namespace that is itself a skill (nested skills)
-    // can say so.
-    let skill_folders: HashMap<String, &str> = skills
-        .iter()
-        .map(|s| {
-            let folder = if s.namespace.is_empty() {
-                s.dir()
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            } else {
-                format!(
-                    "{}/{}",
-                    s.namespace,
-                    s.dir()
-                        .file_name()
-                        .map(|n| n.to_string_lossy())
-                        .unwrap_or_default()
-                )
-            };
-            (folder, s.name.as_str())
-        })
-        .collect();
     let mut descriptions: HashMap<String, String> = HashMap::new();
     // Files are ordered by root precedence through their paths' roots only
     // loosely; sort explicitly so the first root's README wins.
@@ -341,13 +331,23 @@ fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Na
             }
         }
     }
+    // A namespace that is itself a skill folder (nested skills) says so.
+    let parent_skill = |name: &str| -> Option<&str> {
+        let (parent, folder) = name.rsplit_once('/').unwrap_or(("", name));
+        by_name.get(parent)?.iter().find_map(|s| {
+            s.dir()
+                .file_name()
+                .is_some_and(|f| f == std::ffi::OsStr::new(folder))
+                .then_some(s.name.as_str())
+        })
+    };
     by_name
-        .into_iter()
+        .iter()
         .map(|(name, members)| {
             let description =
                 descriptions
-                    .remove(name)
-                    .unwrap_or_else(|| match skill_folders.get(name) {
+                    .remove(*name)
+                    .unwrap_or_else(|| match parent_skill(name) {
                         Some(parent) => format!("Skills nested inside the {parent} skill."),
                         None => Namespace::default_description(name),
                     });

@@ -181,8 +181,8 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
             }
             if unlisted > 0 {
                 parts.push(format!(
-                    "{} left out (named in the closing line)",
-                    plural(unlisted, "group", "groups")
+                    "{} left out (the closing line says how to list them)",
+                    plural(unlisted, "namespace", "namespaces")
                 ));
             }
             if !rendered.fits {

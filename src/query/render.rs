@@ -329,11 +329,30 @@ impl<'a> Renderer<'a> {
         if budget.is_some_and(|b| matches!(b, Budget::Tokens(_))) {
             tokens::warm_up();
         }
-        let mode = self.pick_mode();
+        if self.entries.is_empty() {
+            // No skills, no directory: a host should not tell a model about
+            // skills that do not exist. XML keeps its (empty) envelope.
+            let text = if self.text_format == Format::Xml {
+                "<available_skills>\n</available_skills>\n".to_string()
+            } else {
+                String::new()
+            };
+            let plan = Plan {
+                groups: Vec::new(),
+                expanded: Vec::new(),
+                cap: None,
+                listed: 0,
+            };
+            let cost = budget.map_or(0, |b| b.cost(&text));
+            return self.report(Mode::Directory, &plan, text, cost, true);
+        }
+        let mut mode = self.pick_mode();
         if mode == Mode::Full {
             if let Some(result) = self.render_full() {
                 return result;
             }
+            // The bodies do not fit: the directory it is.
+            mode = Mode::Directory;
         }
         let full_plan = Plan {
             expanded: vec![mode != Mode::Namespaces; self.namespace_groups.len()],
@@ -649,20 +668,25 @@ impl<'a> Renderer<'a> {
         merged
             .into_iter()
             .map(|(mut group, children)| {
-                if group.description.is_empty() || children.len() > 1 {
-                    let mut names: Vec<&str> = children
-                        .iter()
-                        .map(|c| c.strip_prefix(&format!("{}/", group.label)).unwrap_or(c))
-                        .collect();
-                    names.dedup();
-                    let shown: Vec<&str> = names.iter().take(6).copied().collect();
-                    let more = if names.len() > shown.len() {
-                        ", …"
-                    } else {
-                        ""
-                    };
+                let mut names: Vec<&str> = children
+                    .iter()
+                    .filter(|c| **c != group.label)
+                    .map(|c| c.strip_prefix(&format!("{}/", group.label)).unwrap_or(c))
+                    .collect();
+                names.dedup();
+                let shown: Vec<&str> = names.iter().take(6).copied().collect();
+                let more = if names.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                if group.description.is_empty() {
                     group.description =
                         format!("{} namespaces: {}{more}.", names.len(), shown.join(", "));
+                } else if !names.is_empty() {
+                    let description = group.description.trim_end_matches('.').to_string();
+                    group.description =
+                        format!("{description} (also: {}{more}).", shown.join(", "));
                 }
                 group
             })
@@ -721,22 +745,38 @@ impl<'a> Renderer<'a> {
                 .filter(|(i, (_, e))| *i >= plan.listed || !**e)
                 .map(|(_, (g, _))| g.entries.len())
                 .sum();
-            let _ = write!(
-                line,
-                "{hidden_skills} more skills are not listed one by one"
-            );
-            if unlisted_groups > 0 {
-                let _ = write!(line, " ({unlisted_groups} groups not shown at all)");
+            let noun = if hidden_skills == 1 {
+                "skill is"
+            } else {
+                "skills are"
+            };
+            if plan.listed == 0 {
+                let _ = write!(
+                    line,
+                    "{hidden_skills} {noun} available in {unlisted_groups} namespaces. To find one, "
+                );
+            } else if unlisted_groups > 0 {
+                let _ = write!(
+                    line,
+                    "{hidden_skills} more {noun} not listed one by one, {unlisted_groups} namespaces not at all. To find one, "
+                );
+            } else {
+                let _ = write!(
+                    line,
+                    "{hidden_skills} more {noun} not listed one by one. To find one, "
+                );
             }
-            line.push_str(". To find one, ");
-            match self.options.reach {
-                Reach::Cli => {
+            match (self.options.reach, unlisted_groups > 0) {
+                (Reach::Cli, true) => line.push_str(
+                    "run `skilldex list` to see every namespace, then `skilldex list --namespace <name>`",
+                ),
+                (Reach::Cli, false) => {
                     line.push_str("list a namespace with `skilldex list --namespace <name>`");
                     if self.options.paths != PathStyle::None {
                         line.push_str(", or open the namespace folder and read the SKILL.md files in it");
                     }
                 }
-                Reach::Mcp => line.push_str(
+                (Reach::Mcp, _) => line.push_str(
                     "call the `search_skills` tool with what you need, then `read_skill` with its name",
                 ),
             }
@@ -761,7 +801,11 @@ impl<'a> Renderer<'a> {
             return text;
         }
         self.open(&mut text);
-        text.push_str(self.intro());
+        // With nothing listed the instructions have nothing to refer to:
+        // the closing line alone says how to reach the skills.
+        if plan.listed > 0 {
+            text.push_str(self.intro());
+        }
         let headings = plan.groups.len() > 1
             || plan.groups.first().is_some_and(|g| !g.label.is_empty())
             || plan.expanded.iter().any(|e| !e);
@@ -801,7 +845,10 @@ impl<'a> Renderer<'a> {
             }
         }
         if let Some(line) = self.reach_line(plan) {
-            let _ = write!(text, "\n{line}\n");
+            if plan.listed > 0 {
+                text.push('\n');
+            }
+            let _ = writeln!(text, "{line}");
         }
         self.close(&mut text);
         text

@@ -1,1 +1,231 @@
-//! placeholder
+//! Discovery: default roots, precedence, ignore files, skipped folders,
+//! bounds, symlinked files and folders.
+
+use super::*;
+
+fn ids(root: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "render",
+        "--format",
+        "json",
+        "--mode",
+        "directory",
+        "--root",
+        root.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = run_in(root, &args);
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut ids: Vec<String> = out.json()["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn default_roots_are_found_from_the_current_folder_and_home() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        project.path(),
+        ".claude/skills/alpha/SKILL.md",
+        skill_md("alpha", "A. Use when a."),
+    );
+    write(
+        project.path(),
+        ".agents/skills/beta/SKILL.md",
+        skill_md("beta", "B. Use when b."),
+    );
+    write(
+        home.path(),
+        ".claude/skills/gamma/SKILL.md",
+        skill_md("gamma", "G. Use when g."),
+    );
+    // The project's copy of `gamma` wins over the user's.
+    write(
+        project.path(),
+        "skills/gamma/SKILL.md",
+        skill_md("gamma", "Project G. Use when g."),
+    );
+    let out = finish(
+        skilldex()
+            .current_dir(project.path())
+            .env("HOME", home.path())
+            .args(["render", "--format", "json", "--paths", "relative"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let json = out.json();
+    let skills = json["skills"].as_array().unwrap();
+    let find = |id: &str| skills.iter().find(|s| s["id"] == id).cloned();
+    assert!(find("alpha").is_some() && find("beta").is_some(), "{json}");
+    assert_eq!(
+        find("gamma").unwrap()["description"],
+        "Project G. Use when g."
+    );
+    // The user's gamma is still reachable under a qualified id.
+    assert!(
+        skills
+            .iter()
+            .any(|s| s["name"] == "gamma" && s["id"] != "gamma"),
+        "{json}"
+    );
+
+    let none = tempfile::tempdir().unwrap();
+    let out = finish(
+        skilldex()
+            .current_dir(none.path())
+            .env("HOME", none.path())
+            .args(["render"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("no skill folders found") && out.stderr.contains("--root"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn skilldex_roots_env_is_used_when_no_flag_is_given() {
+    let a = tempfile::tempdir().unwrap();
+    write(
+        a.path(),
+        "one/SKILL.md",
+        skill_md("one", "One. Use when one."),
+    );
+    let out = finish(
+        skilldex()
+            .env("SKILLDEX_ROOTS", a.path())
+            .args(["list", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["skills"][0]["id"], "one");
+}
+
+#[test]
+fn ignore_files_and_build_folders_are_respected() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "keep/SKILL.md",
+        skill_md("keep", "Keep. Use when keeping."),
+    );
+    write(
+        root,
+        "drafts/wip/SKILL.md",
+        skill_md("wip", "Draft. Use when drafting."),
+    );
+    write(root, ".gitignore", "drafts/\n");
+    write(
+        root,
+        "node_modules/pkg/dep/SKILL.md",
+        skill_md("dep", "Dep. Use when dep."),
+    );
+    write(
+        root,
+        "target/gen/SKILL.md",
+        skill_md("gen", "Gen. Use when gen."),
+    );
+    write(
+        root,
+        ".git/hooks/x/SKILL.md",
+        skill_md("x", "X. Use when x."),
+    );
+    write(
+        root,
+        ".hidden/found/SKILL.md",
+        skill_md("found", "Found. Use when found."),
+    );
+    assert_eq!(ids(root, &[]), ["found", "keep"]);
+}
+
+#[test]
+fn depth_and_entry_bounds_are_reported() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "a/b/c/d/deep/SKILL.md",
+        skill_md("deep", "Deep. Use when deep."),
+    );
+    write(root, "top/SKILL.md", skill_md("top", "Top. Use when top."));
+    assert_eq!(ids(root, &[]), ["deep", "top"]);
+    assert_eq!(ids(root, &["--max-depth", "3"]), ["top"]);
+    let (_, diagnostics) = lint_json(root, &["--max-depth", "3"]);
+    let cut = diagnostics
+        .iter()
+        .find(|d| d["code"] == "walk-limit")
+        .expect("walk-limit reported");
+    assert!(
+        cut["message"].as_str().unwrap().contains("--max-depth"),
+        "{cut}"
+    );
+    let (_, diagnostics) = lint_json(root, &["--max-entries", "3"]);
+    let cut = diagnostics
+        .iter()
+        .find(|d| d["code"] == "walk-limit")
+        .expect("walk-limit reported");
+    assert!(
+        cut["message"].as_str().unwrap().contains("--max-entries"),
+        "{cut}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_skill_file_and_folder_are_followed_and_deduplicated() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "real/SKILL.md",
+        skill_md("real", "Real. Use when real."),
+    );
+    // The same folder reached twice is one skill.
+    symlink(root.join("real"), root.join("alias")).unwrap();
+    // A skill whose SKILL.md is a link to a file kept elsewhere.
+    let store = temp.path().join("store");
+    write(
+        &store,
+        "linked.md",
+        skill_md("linked", "Linked. Use when linked."),
+    );
+    std::fs::create_dir_all(root.join("linked")).unwrap();
+    symlink(store.join("linked.md"), root.join("linked/SKILL.md")).unwrap();
+    assert_eq!(ids(&root, &[]), ["linked", "real"]);
+}
+
+#[test]
+fn lint_json_shape_and_exit_codes() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "ok/SKILL.md",
+        skill_md("ok", "Fine. Use when fine."),
+    );
+    let (run_ok, diagnostics) = lint_json(temp.path(), &[]);
+    assert_eq!(run_ok.code, 0, "{run_ok:?}");
+    assert!(diagnostics.is_empty());
+    let summary = &run_ok.json()["summary"];
+    assert_eq!(summary["skills"], 1);
+    write(temp.path(), "broken/SKILL.md", "no front matter\n");
+    let (run_bad, diagnostics) = lint_json(temp.path(), &[]);
+    assert_eq!(run_bad.code, 1, "{run_bad:?}");
+    let d = &diagnostics[0];
+    for key in ["path", "line", "column", "severity", "code", "message"] {
+        assert!(d.get(key).is_some(), "{key} missing in {d}");
+    }
+    assert_eq!(d["code"], "frontmatter-missing");
+    assert_eq!(run_bad.json()["summary"]["errors"], 1);
+}

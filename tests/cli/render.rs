@@ -1,1 +1,537 @@
-//! placeholder
+//! `render`, `list`, `show` and `lint` on the bundled catalog and small
+//! temporary catalogs: formats, paths, budgets, modes, determinism.
+
+use super::*;
+
+const BUNDLED: &[&str] = &[
+    "api-doc-zh",
+    "changelog-keeping",
+    "code-review",
+    "commit-message-zh",
+    "csv-cleanup",
+    "dockerfile-hardening",
+    "git-bisect",
+    "incident-triage",
+    "json-schema-design",
+    "markdown-tables",
+    "pdf-extract",
+    "pdf-forms",
+    "release-notes",
+    "rust-error-handling",
+    "sql-query-review",
+];
+
+#[test]
+fn bundled_catalog_renders_every_skill_byte_stable() {
+    let first = run(&["render", "--paths", "relative"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    for name in BUNDLED {
+        let line = first
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("- {name}: ")))
+            .unwrap_or_else(|| panic!("{name} missing:\n{}", first.stdout));
+        assert!(line.ends_with("/SKILL.md]"), "{line}");
+        assert!(line.contains("skills/"), "{line}");
+    }
+    let second = run(&["render", "--paths", "relative"]);
+    assert_eq!(first.stdout, second.stdout, "render is not byte-stable");
+    // Nothing from the engine's inside leaks into the text for the model.
+    for word in ["revision", "token", "collapsed", "skilldex:"] {
+        assert!(
+            !first.stdout.to_lowercase().contains(word),
+            "leaks `{word}`"
+        );
+    }
+    assert!(
+        first.stderr.is_empty(),
+        "clean catalog, quiet stderr: {first:?}"
+    );
+}
+
+#[test]
+fn bundled_catalog_is_lint_clean_under_spec() {
+    let lint = run(&["lint", "--format", "json"]);
+    assert_eq!(lint.code, 0, "{lint:?}");
+    let json = lint.json();
+    assert_eq!(json["summary"]["skills"], BUNDLED.len());
+    assert_eq!(json["summary"]["errors"], 0);
+    assert_eq!(json["summary"]["warnings"], 0);
+    assert_eq!(json["diagnostics"].as_array().unwrap().len(), 0, "{json}");
+}
+
+#[test]
+fn namespaces_have_descriptions_and_nested_skills_their_parent() {
+    let json = run(&["render", "--format", "json", "--paths", "relative"]).json();
+    let namespaces = json["namespaces"].as_array().unwrap();
+    let names: Vec<&str> = namespaces
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["data", "dev", "docs", "docs/pdf-extract", "ops", "zh"]
+    );
+    for namespace in namespaces {
+        assert!(!namespace["description"].as_str().unwrap().is_empty());
+    }
+    let nested = &namespaces[3];
+    assert_eq!(
+        nested["description"],
+        "Skills nested inside the pdf-extract skill."
+    );
+    let forms = json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "pdf-forms")
+        .unwrap();
+    assert_eq!(forms["namespace"], "docs/pdf-extract");
+    assert_eq!(forms["path"], "skills/docs/pdf-extract/pdf-forms/SKILL.md");
+    assert!(forms["tokens"].as_u64().unwrap() > 10);
+    assert_eq!(json["revision"].as_str().unwrap().len(), 16);
+    assert!(json["collapsed"].as_array().unwrap().is_empty());
+}
+
+/// A temporary catalog of `count` skills in two namespaces.
+fn catalog(count: usize) -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    for i in 0..count {
+        let namespace = if i % 2 == 0 { "alpha" } else { "beta/gamma" };
+        let name = format!("skill-{i:03}");
+        write(
+            temp.path(),
+            &format!("{namespace}/{name}/SKILL.md"),
+            skill_md(
+                &name,
+                &format!(
+                    "Handles task number {i} with care, covering inputs, outputs and edge cases in detail. Use when the user asks for task {i} or something close to it."
+                ),
+            ),
+        );
+    }
+    temp
+}
+
+#[test]
+fn xml_is_entity_escaped_and_paths_absolute_by_default() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "x/esc/SKILL.md",
+        "---\nname: esc\ndescription: \"Handles <tags> & 'quotes' \\\"here\\\". Use when escaping.\"\n---\nbody\n",
+    );
+    write(
+        temp.path(),
+        "x/other/SKILL.md",
+        skill_md("other", "Other thing. Use when needed."),
+    );
+    let out = run_in(
+        temp.path(),
+        &[
+            "render",
+            "--root",
+            ".",
+            "--format",
+            "xml",
+            "--mode",
+            "directory",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("<available_skills>\n"), "{out:?}");
+    assert!(out.stdout.ends_with("</available_skills>\n"));
+    assert!(
+        out.stdout
+            .contains("<description>Handles &lt;tags&gt; &amp; &#39;quotes&#39; &quot;here&quot;. Use when escaping.</description>"),
+        "{}",
+        out.stdout
+    );
+    let real = std::fs::canonicalize(temp.path()).unwrap();
+    let location = format!("<location>{}/x/esc/SKILL.md</location>", real.display());
+    let logical = format!(
+        "<location>{}/x/esc/SKILL.md</location>",
+        temp.path().display()
+    );
+    assert!(
+        out.stdout.contains(&location) || out.stdout.contains(&logical),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn paths_none_and_agents_md() {
+    let temp = catalog(4);
+    let root = temp.path().to_str().unwrap();
+    let none = run(&[
+        "render",
+        "--root",
+        root,
+        "--paths",
+        "none",
+        "--mode",
+        "directory",
+    ]);
+    assert!(!none.stdout.contains("SKILL.md]"), "{none:?}");
+    assert!(
+        none.stdout.contains("- skill-000: Handles task number 0"),
+        "{none:?}"
+    );
+    let agents = run(&[
+        "render",
+        "--root",
+        root,
+        "--format",
+        "agents-md",
+        "--mode",
+        "directory",
+    ]);
+    assert!(
+        agents
+            .stdout
+            .starts_with("<!-- skilldex:begin -->\n## Skills\n"),
+        "{agents:?}"
+    );
+    assert!(agents.stdout.ends_with("<!-- skilldex:end -->\n"));
+}
+
+#[test]
+fn auto_mode_inlines_bodies_for_a_handful_and_lists_beyond() {
+    let small = catalog(2);
+    let out = run(&["render", "--root", small.path().to_str().unwrap()]);
+    assert!(
+        out.stdout.contains("Do the thing."),
+        "bodies inline: {out:?}"
+    );
+    let large = catalog(12);
+    let out = run(&["render", "--root", large.path().to_str().unwrap()]);
+    assert!(
+        !out.stdout.contains("Do the thing."),
+        "directory only: {out:?}"
+    );
+    assert_eq!(out.stdout.matches("\n- skill-").count(), 12);
+}
+
+#[test]
+fn namespaces_mode_shows_one_line_per_namespace() {
+    let temp = catalog(10);
+    let out = run(&[
+        "render",
+        "--root",
+        temp.path().to_str().unwrap(),
+        "--mode",
+        "namespaces",
+        "--paths",
+        "none",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("### alpha: Skills in the alpha namespace. (5 skills, not listed)"),
+        "{out:?}"
+    );
+    assert!(out
+        .stdout
+        .contains("### beta/gamma: Skills in the beta/gamma namespace. (5 skills, not listed)"));
+    assert!(!out.stdout.contains("- skill-"));
+    assert!(
+        out.stdout
+            .contains("10 more skills are not listed one by one"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn token_budget_is_respected_and_nothing_is_silently_dropped() {
+    let temp = catalog(40);
+    let root = temp.path().to_str().unwrap();
+    let full = run(&[
+        "render",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--mode",
+        "directory",
+    ])
+    .json();
+    let full_tokens = full["tokens"].as_u64().unwrap();
+    for budget in [
+        full_tokens + 10,
+        full_tokens * 3 / 4,
+        full_tokens / 3,
+        full_tokens / 10,
+        60,
+    ] {
+        let budget_s = budget.to_string();
+        let json = run(&[
+            "render",
+            "--root",
+            root,
+            "--format",
+            "json",
+            "--mode",
+            "directory",
+            "--budget-tokens",
+            &budget_s,
+        ])
+        .json();
+        assert_eq!(json["fits"], true, "budget {budget}: {json}");
+        assert!(
+            json["tokens"].as_u64().unwrap() <= budget,
+            "budget {budget}: {json}"
+        );
+        let shown = json["skills"].as_array().unwrap().len();
+        let collapsed = json["collapsed"].as_array().unwrap().len();
+        assert_eq!(shown + collapsed, 40, "every skill is shown or collapsed");
+        let text = run(&[
+            "render",
+            "--root",
+            root,
+            "--mode",
+            "directory",
+            "--budget-tokens",
+            &budget_s,
+        ]);
+        if collapsed > 0 {
+            assert!(
+                text.stdout.contains("skilldex list"),
+                "closing line present: {text:?}"
+            );
+            assert!(text.stderr.contains("fitted in"), "{text:?}");
+        }
+        if budget > full_tokens {
+            assert_eq!(collapsed, 0);
+            assert_eq!(json["shortened"], 0);
+        }
+    }
+    // Shortening comes before collapsing.
+    let json = run(&[
+        "render",
+        "--root",
+        root,
+        "--format",
+        "json",
+        "--mode",
+        "directory",
+        "--budget-tokens",
+        &(full_tokens * 3 / 4).to_string(),
+    ])
+    .json();
+    assert!(json["shortened"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(json["collapsed"].as_array().unwrap().len(), 0, "{json}");
+    let shortened = json["skills"][0]["description"].as_str().unwrap();
+    assert!(shortened.ends_with('…'), "{shortened}");
+}
+
+#[test]
+fn char_budget_is_respected() {
+    let temp = catalog(30);
+    let root = temp.path().to_str().unwrap();
+    for budget in [5000usize, 2000, 800] {
+        let out = run(&[
+            "render",
+            "--root",
+            root,
+            "--mode",
+            "directory",
+            "--paths",
+            "relative",
+            "--budget-chars",
+            &budget.to_string(),
+        ]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            out.stdout.chars().count() <= budget,
+            "{} > {budget}",
+            out.stdout.chars().count()
+        );
+    }
+}
+
+#[test]
+fn tiny_budget_still_says_how_to_reach_skills() {
+    let temp = catalog(30);
+    let out = run(&[
+        "render",
+        "--root",
+        temp.path().to_str().unwrap(),
+        "--budget-tokens",
+        "5",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("30 skills are available"), "{out:?}");
+    assert!(
+        out.stderr.contains("smaller than the shortest directory"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn empty_catalog_prints_nothing_and_says_why() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = run(&["render", "--root", temp.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(out.stderr.contains("no skills found"), "{out:?}");
+}
+
+#[test]
+fn missing_root_is_a_usage_error() {
+    let out = run(&["render", "--root", "/nonexistent/skills"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("/nonexistent/skills") && out.stderr.contains("does not exist"),
+        "{out:?}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn global_flags_go_before_or_after_the_command() {
+    let temp = catalog(6);
+    let root = temp.path().to_str().unwrap();
+    let after = run(&["render", "--root", root, "--paths", "none"]);
+    let before = run(&["--root", root, "render", "--paths", "none"]);
+    assert_eq!(after.code, 0, "{after:?}");
+    assert_eq!(after.stdout, before.stdout);
+    let usage = run(&["render", "--format", "yaml"]);
+    assert_eq!(usage.code, 2, "{usage:?}");
+}
+
+#[test]
+fn list_shows_a_tree_and_respects_no_color() {
+    let out = run(&["list"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.starts_with("15 skills in 6 namespaces"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout
+            .contains("dev/  Skills for everyday software development work"),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("├─ code-review"), "{out:?}");
+    assert!(out.stdout.contains(" tok\n"));
+    assert!(out.stdout.contains("no problems found"));
+    assert!(!out.stdout.contains('\x1b'), "NO_COLOR is set: no escapes");
+    let colored = run(&["list", "--color", "always"]);
+    assert!(
+        colored.stdout.contains('\x1b'),
+        "--color always forces escapes"
+    );
+    let only = run(&["list", "--namespace", "docs"]);
+    assert!(
+        only.stdout.starts_with("4 skills in 2 namespaces"),
+        "{only:?}"
+    );
+    assert!(!only.stdout.contains("git-bisect"));
+    let bad = run(&["list", "--namespace", "nope"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(bad.stderr.contains("data, dev, docs"), "{bad:?}");
+    let json = run(&["list", "--json"]).json();
+    assert_eq!(json["skills"].as_array().unwrap().len(), 15);
+    assert_eq!(json["diagnostics"]["errors"], 0);
+}
+
+#[test]
+fn show_gives_metadata_outline_and_files() {
+    let out = run(&["show", "pdf-extract"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("namespace:     docs"), "{out:?}");
+    assert!(out.stdout.contains("Outline"));
+    assert!(out.stdout.contains("references/tools.md"));
+    assert!(
+        out.stdout.contains("pdf-forms/SKILL.md"),
+        "nested skill named: {out:?}"
+    );
+    let json = run(&["show", "pdf-extract", "--json"]).json();
+    let files = json["sub_files"].as_array().unwrap();
+    let nested = files
+        .iter()
+        .find(|f| f["path"] == "pdf-forms/SKILL.md")
+        .unwrap();
+    assert_eq!(nested["kind"], "nested-skill");
+    let reference = files
+        .iter()
+        .find(|f| f["path"] == "references/tools.md")
+        .unwrap();
+    assert_eq!(reference["kind"], "markdown");
+    assert!(reference["tokens"].as_u64().unwrap() > 50);
+    assert!(reference["bytes"].as_u64().unwrap() > 200);
+    let headings = json["headings"].as_array().unwrap();
+    assert_eq!(headings[0]["level"], 1);
+    assert!(headings[0]["line"].as_u64().unwrap() > 3);
+    // The heading really is on that line of the file.
+    let text = std::fs::read_to_string(repo().join("skills/docs/pdf-extract/SKILL.md")).unwrap();
+    let line = headings[1]["line"].as_u64().unwrap() as usize;
+    assert!(text
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .contains(headings[1]["text"].as_str().unwrap()));
+    assert!(json["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|l| l["resolves"] == true));
+}
+
+#[test]
+fn show_unknown_skill_suggests_names() {
+    let out = run(&["show", "git-bisct"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("did you mean `git-bisect`"), "{out:?}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn lint_text_output_is_compiler_style() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "Bad_Name/SKILL.md",
+        "---\nname: Bad_Name\ndescription: Does things. Use when asked.\n---\n",
+    );
+    let out = run_in(temp.path(), &["lint", "--root", "."]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "./Bad_Name/SKILL.md:2:7: error[name-invalid]: name `Bad_Name` must be lowercase, may only contain letters, digits and hyphens — try `bad-name`\n"
+    );
+    assert!(out.stderr.contains("failed"), "{out:?}");
+}
+
+#[test]
+fn closed_pipe_is_not_an_error() {
+    use std::io::Read;
+    let temp = catalog(400);
+    let mut child = skilldex()
+        .args([
+            "render",
+            "--root",
+            temp.path().to_str().unwrap(),
+            "--mode",
+            "directory",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+}
