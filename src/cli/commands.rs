@@ -3,7 +3,9 @@
 //! meant for the person at the terminal goes to stderr.
 
 use super::style::Style;
-use super::{build, builder, Cli, Command, LintArgs, LintFormat, ListArgs, RenderArgs, ShowArgs};
+use super::{
+    build, builder, Cli, Command, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs, ShowArgs,
+};
 use crate::catalog::Catalog;
 use crate::model::{Diagnostic, Profile, Severity, Skill};
 use crate::query::{self, render, Budget, Format, RenderOptions};
@@ -19,6 +21,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Lint(args) => lint_command(cli, args),
         Command::List(args) => list_command(cli, args),
         Command::Show(args) => show_command(cli, args),
+        Command::Read(args) => read_command(cli, args),
     }
 }
 
@@ -567,4 +570,108 @@ fn human_bytes(bytes: u64) -> String {
     } else {
         format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
     }
+}
+
+#[allow(clippy::print_stderr)]
+fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
+    use crate::query::ReadError;
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let request = query::ReadRequest {
+        target: args.target.clone(),
+        raw: args.raw,
+        section: args.section.clone(),
+        lines: args.lines,
+        max_tokens: args.max_tokens,
+    };
+    let result = match query::read(&catalog, &request) {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("skilldex: {error}");
+            // Unknown names and sections are "no match"; everything else
+            // (paths outside the skill, binary files, bad ranges) is refused.
+            let code = match error {
+                ReadError::UnknownSkill { .. } | ReadError::Section { .. } => 1,
+                _ => 2,
+            };
+            return Ok(ExitCode::from(code));
+        }
+    };
+    if args.json {
+        write_json(&serde_json::json!({
+            "skill": result.skill,
+            "path": result.path,
+            "folder": result.folder,
+            "content": result.content,
+            "start_line": result.start_line,
+            "end_line": result.end_line,
+            "total_lines": result.total_lines,
+            "truncated": result.truncated,
+            "next": result.next,
+            "note": result.note,
+            "files": result.files,
+            "links": result.links,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = stdout();
+    writeln!(
+        out,
+        "skill {} — folder {}",
+        result.skill,
+        result.folder.display()
+    )?;
+    if !result.files.is_empty() {
+        let files: Vec<String> = result
+            .files
+            .iter()
+            .take(30)
+            .map(|f| match f.kind {
+                Some(kind) => format!("{} ({kind})", f.path),
+                None => f.path.clone(),
+            })
+            .collect();
+        let more = result.files.len().saturating_sub(files.len());
+        write!(out, "files: {}", files.join(", "))?;
+        if more > 0 {
+            write!(out, " and {more} more")?;
+        }
+        writeln!(out)?;
+    }
+    let broken: Vec<&str> = result
+        .links
+        .iter()
+        .filter(|l| !l.resolves)
+        .map(|l| l.target.as_str())
+        .collect();
+    if !broken.is_empty() {
+        writeln!(out, "broken links: {}", broken.join(", "))?;
+    }
+    writeln!(
+        out,
+        "{} lines {}–{} of {}\n",
+        result.path, result.start_line, result.end_line, result.total_lines
+    )?;
+    out.write_all(result.content.as_bytes())?;
+    if !result.content.ends_with('\n') && !result.content.is_empty() {
+        writeln!(out)?;
+    }
+    if let Some(next) = &result.next {
+        writeln!(
+            out,
+            "\n[cut at about {} tokens; continue with `skilldex read {} --lines {next}`]",
+            thousands(args.max_tokens),
+            if result.path == "SKILL.md" {
+                result.skill.clone()
+            } else {
+                format!("{}/{}", result.skill, result.path)
+            }
+        )?;
+    }
+    out.flush()?;
+    if let Some(note) = &result.note {
+        if !cli.global.quiet {
+            eprintln!("skilldex: note: {note}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

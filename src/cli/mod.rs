@@ -73,6 +73,8 @@ enum Command {
     List(ListArgs),
     /// Show everything about one skill: metadata, outline, files.
     Show(ShowArgs),
+    /// Read a skill's body, one section, a range of lines, or one of its files.
+    Read(ReadArgs),
 }
 
 #[derive(Debug, Args)]
@@ -161,6 +163,28 @@ struct ListArgs {
 struct ShowArgs {
     /// Skill name or qualified id (`namespace/name`).
     name: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct ReadArgs {
+    /// `NAME` for the skill's body, or `NAME/PATH` for a file inside it
+    /// (e.g. `pdf-extract/references/tools.md`).
+    target: String,
+    /// The whole file, front matter included.
+    #[arg(long, conflicts_with_all = ["section", "lines"])]
+    raw: bool,
+    /// Only the section under this heading (its text or its slug).
+    #[arg(long, value_name = "HEADING", conflicts_with = "lines")]
+    section: Option<String>,
+    /// Only these lines of the file: `A:B`, `A:` or `:B` (1-based, inclusive).
+    #[arg(long, value_name = "A:B")]
+    lines: Option<crate::query::LineRange>,
+    /// Cut the answer at about this many tokens (at a line boundary).
+    #[arg(long, value_name = "N", default_value_t = crate::query::read::DEFAULT_MAX_TOKENS)]
+    max_tokens: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,

@@ -1,0 +1,649 @@
+//! Progressive disclosure: read one skill, one section of it, a range of
+//! lines, or one of its files — and nothing outside the skill's folder.
+//!
+//! Every path is resolved inside the skill folder twice: lexically (no
+//! absolute paths, no `..` climbing out) and on disk (the real path of the
+//! target must stay inside the real skill folder, so a symlink cannot lead
+//! out). Reads are capped (about 5,000 tokens by default) at a line
+//! boundary, with the exact `--lines` range to continue from.
+
+use crate::catalog::{resolve_inside, Catalog};
+use crate::model::Skill;
+use crate::parse::{self, markdown};
+use crate::tokens;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Default cap of one read, in o200k tokens.
+pub const DEFAULT_MAX_TOKENS: usize = 5_000;
+
+/// Files larger than this are refused: read a range of lines instead.
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A 1-based, inclusive range of lines; either end may be open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LineRange {
+    pub start: Option<usize>,
+    pub end: Option<usize>,
+}
+
+impl std::str::FromStr for LineRange {
+    type Err = String;
+
+    /// `A:B`, `A:`, `:B` or `A` (one line).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let number = |s: &str| -> Result<Option<usize>, String> {
+            let s = s.trim();
+            if s.is_empty() {
+                return Ok(None);
+            }
+            match s.parse::<usize>() {
+                Ok(0) => Err("line numbers start at 1".to_string()),
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(format!("`{s}` is not a line number")),
+            }
+        };
+        let (start, end) = match text.split_once(':') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => {
+                let n = number(text)?;
+                (n, n)
+            }
+        };
+        if let (Some(a), Some(b)) = (start, end) {
+            if a > b {
+                return Err(format!("the range {a}:{b} ends before it starts"));
+            }
+        }
+        Ok(LineRange { start, end })
+    }
+}
+
+/// What to read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRequest {
+    /// `NAME`, or `NAME/PATH/INSIDE/THE/SKILL` (NAME may be a qualified id).
+    pub target: String,
+    /// The whole file, front matter included.
+    pub raw: bool,
+    /// A heading's text or slug.
+    pub section: Option<String>,
+    pub lines: Option<LineRange>,
+    /// Cap in tokens (0 = the default).
+    pub max_tokens: usize,
+}
+
+/// A file of a skill, as listed in read headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedFile {
+    pub path: String,
+    /// Set for nested skills and sub-skills.
+    pub kind: Option<&'static str>,
+}
+
+/// The answer to a read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadResult {
+    /// Id of the skill.
+    pub skill: String,
+    /// Path of the file inside the skill folder (`SKILL.md`, `references/x.md`).
+    pub path: String,
+    /// The skill folder.
+    pub folder: PathBuf,
+    pub content: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub total_lines: usize,
+    pub truncated: bool,
+    /// The `--lines` argument that continues the read, when truncated.
+    pub next: Option<String>,
+    /// Something the reader should know (lossy decoding, a cut line).
+    pub note: Option<String>,
+    /// The skill's other files (never their contents).
+    pub files: Vec<ListedFile>,
+    /// Local links of the file read, and whether each resolves.
+    pub links: Vec<LinkState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkState {
+    pub target: String,
+    pub resolves: bool,
+}
+
+/// Why a read was refused. Every message names the thing and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("no skill named `{name}`{}", suggest(.suggestions))]
+    UnknownSkill {
+        name: String,
+        suggestions: Vec<String>,
+    },
+    #[error("`{path}` is not inside skill `{skill}`: it {reason} — paths are relative to the skill folder")]
+    Escapes {
+        skill: String,
+        path: String,
+        reason: String,
+    },
+    #[error("skill `{skill}` has no file `{path}`{}", list_files(.files))]
+    NotFound {
+        skill: String,
+        path: String,
+        files: Vec<String>,
+    },
+    #[error("`{path}` in skill `{skill}` is a folder; read one of its files{}", list_files(.files))]
+    IsFolder {
+        skill: String,
+        path: String,
+        files: Vec<String>,
+    },
+    #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
+    NotAFile { skill: String, path: String },
+    #[error(
+        "`{path}` in skill `{skill}` is a binary file ({bytes} bytes); skilldex shows text only"
+    )]
+    Binary {
+        skill: String,
+        path: String,
+        bytes: u64,
+    },
+    #[error("`{path}` in skill `{skill}` is {bytes} bytes, more than skilldex reads at once")]
+    TooLarge {
+        skill: String,
+        path: String,
+        bytes: u64,
+    },
+    #[error("{}", section_message(.heading, .matches, .outline))]
+    Section {
+        heading: String,
+        /// How many headings matched (0 = unknown, more than 1 = ambiguous).
+        matches: usize,
+        outline: Vec<(usize, u8, String)>,
+    },
+    #[error("lines {requested} are outside `{path}`, which has {total} lines")]
+    Lines {
+        path: String,
+        requested: String,
+        total: usize,
+    },
+    #[error("could not read {}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn suggest(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        " — list the skills with `skilldex list`".to_string()
+    } else {
+        format!(
+            " — did you mean {}?",
+            suggestions
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+fn list_files(files: &[String]) -> String {
+    if files.is_empty() {
+        String::new()
+    } else {
+        let shown: Vec<&str> = files.iter().take(20).map(String::as_str).collect();
+        let more = if files.len() > shown.len() {
+            format!(" and {} more", files.len() - shown.len())
+        } else {
+            String::new()
+        };
+        format!(" (its files: {}{more})", shown.join(", "))
+    }
+}
+
+fn section_message(heading: &str, matches: &usize, outline: &[(usize, u8, String)]) -> String {
+    let mut message = if *matches == 0 {
+        format!("no section `{heading}`; the headings are:")
+    } else {
+        format!("`{heading}` matches {matches} headings; pick one by its line with --lines. The headings are:")
+    };
+    if outline.is_empty() {
+        message = format!("no section `{heading}`: the file has no headings");
+    }
+    for (line, level, text) in outline {
+        message.push_str(&format!(
+            "\n  L{line:<5} {} {text}",
+            "#".repeat(usize::from(*level))
+        ));
+    }
+    message
+}
+
+/// Find the skill and the path inside it that `target` names: the longest
+/// leading part that is a skill id or qualified name is the skill.
+pub fn resolve_target<'a>(
+    catalog: &'a Catalog,
+    target: &str,
+) -> Result<(&'a Skill, String), ReadError> {
+    let target = target.trim().trim_matches('/');
+    let parts: Vec<&str> = target.split('/').collect();
+    for cut in (1..=parts.len()).rev() {
+        let name = parts[..cut].join("/");
+        if let Some(skill) = catalog.get(&name) {
+            return Ok((skill, parts[cut..].join("/")));
+        }
+    }
+    let first = parts.first().copied().unwrap_or("");
+    Err(ReadError::UnknownSkill {
+        name: first.to_string(),
+        suggestions: catalog
+            .similar(first, 5)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+    })
+}
+
+/// Every file of a skill folder, relative, sorted; nested skill folders are
+/// listed by their `SKILL.md` and not entered.
+pub fn skill_files(skill: &Skill) -> Vec<ListedFile> {
+    let mut out = Vec::new();
+    collect_files(skill.dir(), skill.dir(), &skill.path, &mut out, 0);
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+fn collect_files(
+    root: &Path,
+    dir: &Path,
+    skill_file: &Path,
+    out: &mut Vec<ListedFile>,
+    depth: usize,
+) {
+    const MAX_FILES: usize = 1_000;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if out.len() >= MAX_FILES {
+            return;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if crate::scan::SKIPPED_DIRS.contains(&name.as_str()) {
+            continue;
+        }
+        let relative = relative_string(root, &path);
+        if path.is_dir() {
+            if let Some(nested) = crate::scan::SKILL_FILE_NAMES
+                .iter()
+                .map(|n| path.join(n))
+                .find(|p| p.is_file())
+            {
+                out.push(ListedFile {
+                    path: relative_string(root, &nested),
+                    kind: Some("nested skill"),
+                });
+            } else if depth < 8 {
+                collect_files(root, &path, skill_file, out, depth + 1);
+            }
+        } else if path != skill_file {
+            out.push(ListedFile {
+                path: relative,
+                kind: None,
+            });
+        }
+    }
+}
+
+fn relative_string(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Resolve `relative` inside the skill folder, on paper and on disk.
+pub fn resolve_file(skill: &Skill, relative: &str) -> Result<PathBuf, ReadError> {
+    let escapes = |reason: &str| ReadError::Escapes {
+        skill: skill.id.clone(),
+        path: relative.to_string(),
+        reason: reason.to_string(),
+    };
+    if relative.contains('\0') {
+        return Err(escapes("contains a NUL byte"));
+    }
+    let dir = skill.dir();
+    let candidate = resolve_inside(dir, relative).map_err(escapes)?;
+    let metadata = match std::fs::symlink_metadata(&candidate) {
+        Ok(m) => m,
+        Err(_) => {
+            return Err(ReadError::NotFound {
+                skill: skill.id.clone(),
+                path: relative.to_string(),
+                files: skill_files(skill).into_iter().map(|f| f.path).collect(),
+            })
+        }
+    };
+    // The real target must stay inside the real skill folder.
+    let real_dir = dir.canonicalize().map_err(|source| ReadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let real = candidate.canonicalize().map_err(|_| {
+        if metadata.file_type().is_symlink() {
+            escapes("is a symlink whose target does not exist")
+        } else {
+            ReadError::NotFound {
+                skill: skill.id.clone(),
+                path: relative.to_string(),
+                files: Vec::new(),
+            }
+        }
+    })?;
+    if !real.starts_with(&real_dir) {
+        return Err(escapes(&format!(
+            "leads through a symlink to {}",
+            real.display()
+        )));
+    }
+    let target = std::fs::metadata(&real).map_err(|source| ReadError::Io {
+        path: real.clone(),
+        source,
+    })?;
+    if target.is_dir() {
+        let files = skill_files(skill)
+            .into_iter()
+            .map(|f| f.path)
+            .filter(|p| p.starts_with(&format!("{}/", relative.trim_end_matches('/'))))
+            .collect();
+        return Err(ReadError::IsFolder {
+            skill: skill.id.clone(),
+            path: relative.to_string(),
+            files,
+        });
+    }
+    if !target.is_file() {
+        return Err(ReadError::NotAFile {
+            skill: skill.id.clone(),
+            path: relative.to_string(),
+        });
+    }
+    Ok(real)
+}
+
+/// Read what `request` asks for.
+pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, ReadError> {
+    let (skill, relative) = resolve_target(catalog, &request.target)?;
+    let (file, relative) =
+        if relative.is_empty() || relative == "SKILL.md" && skill.path.ends_with("SKILL.md") {
+            (
+                skill.path.clone(),
+                skill
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            )
+        } else {
+            (resolve_file(skill, &relative)?, relative)
+        };
+    let io = |source| ReadError::Io {
+        path: file.clone(),
+        source,
+    };
+    let size = std::fs::metadata(&file).map_err(io)?.len();
+    if size > MAX_READ_BYTES {
+        return Err(ReadError::TooLarge {
+            skill: skill.id.clone(),
+            path: relative,
+            bytes: size,
+        });
+    }
+    let bytes = std::fs::read(&file).map_err(io)?;
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err(ReadError::Binary {
+            skill: skill.id.clone(),
+            path: relative,
+            bytes: size,
+        });
+    }
+    let (text, utf8) = parse::decode(&bytes);
+    let mut note = utf8.map(|f| {
+        format!(
+            "the file is not valid UTF-8 (first bad byte at line {}, column {}); invalid bytes are shown as U+FFFD",
+            f.position.line, f.position.column
+        )
+    });
+    let text = text.as_ref();
+    let line_starts = line_starts(text);
+    let total_lines = line_starts.len();
+    let is_markdown = relative.ends_with(".md") || relative.ends_with(".markdown");
+    let header_end_line = if is_markdown {
+        let parsed = parse::parse_text(text);
+        (parsed.fields.is_some() || parse::frontmatter::split(text).is_ok())
+            .then_some(parsed.body_line as usize)
+    } else {
+        None
+    };
+    let body_offset = header_end_line
+        .and_then(|line| line_starts.get(line - 1).copied())
+        .unwrap_or(0);
+
+    // Pick the lines: a section, a range, the body, or everything.
+    let (first, last) = if let Some(heading) = &request.section {
+        let outline = markdown::outline(text, body_offset).headings;
+        section_range(&outline, heading, total_lines)?
+    } else if let Some(range) = request.lines {
+        let start = range.start.unwrap_or(1);
+        let end = range.end.unwrap_or(total_lines).min(total_lines);
+        if start > total_lines.max(1) {
+            return Err(ReadError::Lines {
+                path: relative,
+                requested: format!(
+                    "{}:{}",
+                    start,
+                    range.end.map(|e| e.to_string()).unwrap_or_default()
+                ),
+                total: total_lines,
+            });
+        }
+        (start, end)
+    } else if request.raw {
+        (1, total_lines)
+    } else {
+        (
+            header_end_line.unwrap_or(1).min(total_lines.max(1)),
+            total_lines,
+        )
+    };
+
+    let max_tokens = if request.max_tokens == 0 {
+        DEFAULT_MAX_TOKENS
+    } else {
+        request.max_tokens
+    };
+    let mut content = String::new();
+    let mut used = 0;
+    let mut end_line = first.saturating_sub(1);
+    let mut truncated = false;
+    for number in first..=last {
+        let line = line_text(text, &line_starts, number);
+        let cost = tokens::count(line);
+        if used + cost > max_tokens {
+            if number == first {
+                // One line larger than the whole cap: show its start.
+                let keep = floor_char_boundary(line, max_tokens.saturating_mul(3));
+                content.push_str(&line[..keep]);
+                content.push_str("…\n");
+                note = Some(format!(
+                    "line {number} is {} bytes; only its first {keep} bytes are shown",
+                    line.len()
+                ));
+                end_line = number;
+            }
+            truncated = true;
+            break;
+        }
+        used += cost;
+        content.push_str(line);
+        end_line = number;
+    }
+    if !truncated && first > last {
+        end_line = last;
+    }
+    let next = (truncated && end_line < total_lines).then(|| format!("{}:", end_line + 1));
+    let links = if is_markdown {
+        let folder_of_file = file.parent().unwrap_or(skill.dir());
+        markdown::outline(text, body_offset)
+            .links
+            .into_iter()
+            .map(|link| LinkState {
+                resolves: resolve_inside(folder_of_file, &link.target)
+                    .ok()
+                    .and_then(|p| p.canonicalize().ok())
+                    .zip(skill.dir().canonicalize().ok())
+                    .is_some_and(|(p, d)| p.starts_with(d) && p.exists()),
+                target: link.target,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(ReadResult {
+        skill: skill.id.clone(),
+        path: relative,
+        folder: skill.dir().to_path_buf(),
+        content,
+        start_line: first,
+        end_line,
+        total_lines,
+        truncated,
+        next,
+        note,
+        files: skill_files(skill),
+        links,
+    })
+}
+
+fn section_range(
+    outline: &[markdown::Heading],
+    wanted: &str,
+    total_lines: usize,
+) -> Result<(usize, usize), ReadError> {
+    let wanted_text = crate::model::one_line(wanted).to_lowercase();
+    let wanted_slug = markdown::slug(wanted);
+    let wanted_bare = wanted_text.trim_start_matches('#').trim().to_string();
+    let matches: Vec<usize> = outline
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| {
+            let text = h.text.to_lowercase();
+            text == wanted_text || text == wanted_bare || h.slug == wanted_slug
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if matches.len() != 1 {
+        return Err(ReadError::Section {
+            heading: wanted.to_string(),
+            matches: matches.len(),
+            outline: outline
+                .iter()
+                .map(|h| (h.line as usize, h.level, h.text.clone()))
+                .collect(),
+        });
+    }
+    let index = matches[0];
+    let heading = &outline[index];
+    let end = outline[index + 1..]
+        .iter()
+        .find(|h| h.level <= heading.level)
+        .map_or(total_lines, |h| (h.line as usize).saturating_sub(1));
+    Ok((heading.line as usize, end.max(heading.line as usize)))
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut starts = vec![0];
+    starts.extend(
+        text.match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .filter(|&i| i < text.len()),
+    );
+    starts
+}
+
+/// Line `number` (1-based) with its line ending.
+fn line_text<'t>(text: &'t str, starts: &[usize], number: usize) -> &'t str {
+    let start = starts[number - 1];
+    let end = starts.get(number).copied().unwrap_or(text.len());
+    &text[start..end]
+}
+
+fn floor_char_boundary(text: &str, max: usize) -> usize {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges_parse() {
+        assert_eq!(
+            "3:7".parse(),
+            Ok(LineRange {
+                start: Some(3),
+                end: Some(7)
+            })
+        );
+        assert_eq!(
+            "3:".parse(),
+            Ok(LineRange {
+                start: Some(3),
+                end: None
+            })
+        );
+        assert_eq!(
+            ":7".parse(),
+            Ok(LineRange {
+                start: None,
+                end: Some(7)
+            })
+        );
+        assert_eq!(
+            "5".parse(),
+            Ok(LineRange {
+                start: Some(5),
+                end: Some(5)
+            })
+        );
+        assert!("7:3".parse::<LineRange>().is_err());
+        assert!("0:3".parse::<LineRange>().is_err());
+        assert!("x".parse::<LineRange>().is_err());
+    }
+
+    #[test]
+    fn line_starts_and_text() {
+        let text = "a\r\nb\nc";
+        let starts = line_starts(text);
+        assert_eq!(starts, vec![0, 3, 5]);
+        assert_eq!(line_text(text, &starts, 1), "a\r\n");
+        assert_eq!(line_text(text, &starts, 3), "c");
+        assert!(line_starts("").is_empty());
+        assert_eq!(line_starts("a\n"), vec![0]);
+    }
+}
