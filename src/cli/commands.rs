@@ -4,7 +4,8 @@
 
 use super::style::Style;
 use super::{
-    build, builder, Cli, Command, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs, ShowArgs,
+    build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
+    ShowArgs,
 };
 use crate::catalog::Catalog;
 use crate::model::{Diagnostic, Profile, Severity, Skill};
@@ -22,6 +23,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::List(args) => list_command(cli, args),
         Command::Show(args) => show_command(cli, args),
         Command::Read(args) => read_command(cli, args),
+        Command::Grep(args) => grep_command(cli, args),
     }
 }
 
@@ -674,4 +676,98 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::print_stderr)]
+fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
+    use crate::query::{GrepError, LineKind};
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let request = query::GrepRequest {
+        pattern: args.pattern.clone(),
+        fixed_strings: args.fixed_strings,
+        ignore_case: args.ignore_case,
+        smart_case: args.smart_case,
+        word: args.word_regexp,
+        before_context: args.before_context.or(args.context).unwrap_or(0),
+        after_context: args.after_context.or(args.context).unwrap_or(0),
+        max_count: args.max_count,
+        max_results: args.max_results,
+        files_with_matches: args.files_with_matches,
+        skill: args.skill.clone(),
+        namespace: args.namespace.clone(),
+    };
+    let result = match query::grep(&catalog, &request) {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("skilldex: {error}");
+            let code = match error {
+                GrepError::Pattern(_) => 2,
+                GrepError::UnknownSkill { .. } | GrepError::UnknownNamespace(_) => 1,
+            };
+            return Ok(ExitCode::from(code));
+        }
+    };
+    let mut out = stdout();
+    let context = request.before_context + request.after_context > 0;
+    for file in &result.files {
+        if args.json {
+            if args.files_with_matches {
+                serde_json::to_writer(
+                    &mut out,
+                    &serde_json::json!({"type": "file", "skill": file.skill, "path": file.path, "matches": file.matches}),
+                )?;
+                out.write_all(b"\n")?;
+            }
+            for line in &file.lines {
+                serde_json::to_writer(&mut out, line)?;
+                out.write_all(b"\n")?;
+            }
+            continue;
+        }
+        if args.files_with_matches {
+            writeln!(out, "{}/{}", file.skill, file.path)?;
+            continue;
+        }
+        let mut previous: Option<u64> = None;
+        for line in &file.lines {
+            if context && previous.is_some_and(|p| line.line > p + 1) {
+                writeln!(out, "--")?;
+            }
+            let separator = if line.kind == LineKind::Match {
+                ':'
+            } else {
+                '-'
+            };
+            writeln!(
+                out,
+                "{}/{}{separator}{}{separator}{}",
+                file.skill, file.path, line.line, line.text
+            )?;
+            previous = Some(line.line);
+        }
+    }
+    if args.json {
+        serde_json::to_writer(
+            &mut out,
+            &serde_json::json!({
+                "type": "summary",
+                "matches": result.matches,
+                "files": result.files.len(),
+                "truncated": result.truncated,
+            }),
+        )?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    if result.truncated && !cli.global.quiet {
+        eprintln!(
+            "skilldex: stopped at {} matches (--max-results); narrow the pattern or pick a skill with --skill",
+            thousands(result.matches)
+        );
+    }
+    Ok(if result.matches > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

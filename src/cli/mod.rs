@@ -75,6 +75,8 @@ enum Command {
     Show(ShowArgs),
     /// Read a skill's body, one section, a range of lines, or one of its files.
     Read(ReadArgs),
+    /// Search every file of every skill for a pattern (a regex by default).
+    Grep(GrepArgs),
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +188,51 @@ struct ReadArgs {
     #[arg(long, value_name = "N", default_value_t = crate::query::read::DEFAULT_MAX_TOKENS)]
     max_tokens: usize,
     /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct GrepArgs {
+    /// A regular expression (Rust regex syntax), or text with -F.
+    pattern: String,
+    /// Only this skill (name or `namespace/name`).
+    #[arg(long, value_name = "NAME")]
+    skill: Option<String>,
+    /// Only skills in this namespace (and those below it).
+    #[arg(long, value_name = "NS", conflicts_with = "skill")]
+    namespace: Option<String>,
+    /// Match case-insensitively.
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
+    /// Case-insensitive unless the pattern has an upper-case letter.
+    #[arg(short = 'S', long)]
+    smart_case: bool,
+    /// Treat the pattern as literal text.
+    #[arg(short = 'F', long)]
+    fixed_strings: bool,
+    /// Match whole words only.
+    #[arg(short = 'w', long)]
+    word_regexp: bool,
+    /// Lines of context before and after each match.
+    #[arg(short = 'C', long, value_name = "N")]
+    context: Option<usize>,
+    /// Lines of context after each match.
+    #[arg(short = 'A', long, value_name = "N")]
+    after_context: Option<usize>,
+    /// Lines of context before each match.
+    #[arg(short = 'B', long, value_name = "N")]
+    before_context: Option<usize>,
+    /// Stop after N matches in each file.
+    #[arg(short = 'm', long, value_name = "N")]
+    max_count: Option<u64>,
+    /// Stop after N matches in all; the answer then says it was cut.
+    #[arg(long, value_name = "N")]
+    max_results: Option<usize>,
+    /// Print only the files that match.
+    #[arg(short = 'l', long)]
+    files_with_matches: bool,
+    /// Print JSON lines: matches, context, and a last summary.
     #[arg(long)]
     json: bool,
 }

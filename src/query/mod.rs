@@ -2,10 +2,12 @@
 //! the detail of one skill. Nothing here prints; the CLI and the MCP server
 //! decide how answers reach the user.
 
+pub mod grep;
 pub mod read;
 pub mod render;
 pub mod show;
 
+pub use grep::{grep, GrepError, GrepLine, GrepRequest, GrepResult, LineKind};
 pub use read::{read, LineRange, ReadError, ReadRequest, ReadResult};
 pub use render::{
     render_directory, Budget, Format, Mode, PathStyle, Reach, RenderOptions, RenderedDirectory,

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod catalog;
+mod disclosure;
 mod properties;
 mod render;
 

@@ -1,0 +1,435 @@
+//! `read` and `grep`: sections, ranges, sub-files, caps, path safety, and
+//! search across the catalog.
+
+use super::*;
+
+/// A catalog with one richly structured skill and a few neighbours.
+fn catalog() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "tools/guide/SKILL.md",
+        "---\nname: guide\ndescription: A guide with many sections. Use when testing reads.\n---\n\
+# Guide\n\nIntro line.\n\n## Setup\n\nInstall it.\n\n```sh\n# not a heading\necho hi\n```\n\n\
+## Usage\n\nFirst usage.\n\n### Details\n\nDeep detail.\n\n## Usage\n\nSecond usage.\n\n\
+Setext Title\n------------\n\nUnder setext.\n\nSee [ref](references/ref.md) and [gone](references/gone.md).\n",
+    );
+    write(
+        &root,
+        "tools/guide/references/ref.md",
+        "# Reference\n\nalpha line\nbeta line\ngamma line\n",
+    );
+    write(
+        &root,
+        "tools/guide/references/crlf.md",
+        "# Win\r\n\r\n## Part A\r\n\r\nline a\r\n\r\n## Part B\r\n\r\nline b\r\n",
+    );
+    write(&root, "tools/guide/assets/logo.bin", [0u8, 1, 2, 3, 0, 255]);
+    write(
+        &root,
+        "tools/guide/references/latin1.txt",
+        b"caf\xe9 au lait\n",
+    );
+    write(
+        &root,
+        "tools/guide/nested/SKILL.md",
+        skill_md("nested", "A skill inside guide. Use when nesting."),
+    );
+    write(&root, "tools/guide/nested/notes.md", "nested alpha\n");
+    write(
+        &root,
+        "other/helper/SKILL.md",
+        skill_md("helper", "Helps. Use when ALPHA is needed."),
+    );
+    write(temp.path(), "outside/secret.txt", "top secret\n");
+    temp
+}
+
+fn root_of(temp: &tempfile::TempDir) -> String {
+    temp.path().join("root").to_str().unwrap().to_string()
+}
+
+fn read(temp: &tempfile::TempDir, extra: &[&str]) -> Run {
+    let root = root_of(temp);
+    let mut args = vec!["read", "--root", root.as_str()];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn grep(temp: &tempfile::TempDir, extra: &[&str]) -> Run {
+    let root = root_of(temp);
+    let mut args = vec!["grep", "--root", root.as_str()];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[test]
+fn read_body_with_header_listing_files() {
+    let temp = catalog();
+    let out = read(&temp, &["guide"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("skill guide — folder "), "{out:?}");
+    assert!(out.stdout.contains("files: assets/logo.bin, nested/SKILL.md (nested skill), references/crlf.md, references/latin1.txt, references/ref.md"), "{out:?}");
+    assert!(
+        out.stdout.contains("broken links: references/gone.md"),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("# Guide\n"));
+    assert!(
+        !out.stdout.contains("description: A guide"),
+        "front matter stripped"
+    );
+    assert!(
+        !out.stdout.contains("alpha line"),
+        "sub-file contents never included"
+    );
+    let raw = read(&temp, &["guide", "--raw", "--json"]).json();
+    assert!(raw["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("---\nname: guide\n"));
+    assert_eq!(raw["start_line"], 1);
+    assert_eq!(raw["truncated"], false);
+    assert_eq!(raw["next"], serde_json::Value::Null);
+    for key in [
+        "skill",
+        "path",
+        "content",
+        "start_line",
+        "end_line",
+        "total_lines",
+        "truncated",
+        "next",
+    ] {
+        assert!(raw.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn sections_by_text_or_slug_and_honest_misses() {
+    let temp = catalog();
+    let json = read(&temp, &["guide", "--section", "setup", "--json"]).json();
+    let content = json["content"].as_str().unwrap();
+    assert!(content.starts_with("## Setup\n"), "{content}");
+    assert!(
+        content.contains("# not a heading"),
+        "a fenced `#` line is not a section: {content}"
+    );
+    assert!(!content.contains("## Usage"));
+    let details = read(&temp, &["guide", "--section", "### Details", "--json"]).json();
+    assert_eq!(details["content"], "### Details\n\nDeep detail.\n\n");
+    let setext = read(&temp, &["guide", "--section", "setext-title", "--json"]).json();
+    assert!(
+        setext["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Setext Title\n----"),
+        "{setext}"
+    );
+    let ambiguous = read(&temp, &["guide", "--section", "Usage"]);
+    assert_eq!(ambiguous.code, 1, "{ambiguous:?}");
+    assert!(
+        ambiguous.stderr.contains("matches 2 headings"),
+        "{ambiguous:?}"
+    );
+    assert!(
+        ambiguous.stderr.contains("## Setup"),
+        "outline shown: {ambiguous:?}"
+    );
+    let unknown = read(&temp, &["guide", "--section", "Nope"]);
+    assert_eq!(unknown.code, 1);
+    assert!(
+        unknown
+            .stderr
+            .contains("no section `Nope`; the headings are:"),
+        "{unknown:?}"
+    );
+    let crlf = read(
+        &temp,
+        &["guide/references/crlf.md", "--section", "Part A", "--json"],
+    )
+    .json();
+    assert_eq!(crlf["content"], "## Part A\r\n\r\nline a\r\n\r\n");
+}
+
+#[test]
+fn line_ranges_and_sub_files() {
+    let temp = catalog();
+    let json = read(
+        &temp,
+        &["guide/references/ref.md", "--lines", "3:4", "--json"],
+    )
+    .json();
+    assert_eq!(json["content"], "alpha line\nbeta line\n");
+    assert_eq!(
+        (json["start_line"].as_u64(), json["end_line"].as_u64()),
+        (Some(3), Some(4))
+    );
+    assert_eq!(json["total_lines"], 5);
+    let open = read(
+        &temp,
+        &["guide/references/ref.md", "--lines", "4:", "--json"],
+    )
+    .json();
+    assert_eq!(open["content"], "beta line\ngamma line\n");
+    let outside = read(&temp, &["guide/references/ref.md", "--lines", "9:10"]);
+    assert_eq!(outside.code, 2, "{outside:?}");
+    assert!(outside.stderr.contains("has 5 lines"), "{outside:?}");
+    let nested = read(&temp, &["nested", "--json"]).json();
+    assert_eq!(nested["skill"], "nested");
+    let through_parent = read(&temp, &["guide/nested/SKILL.md", "--raw", "--json"]).json();
+    assert!(through_parent["content"]
+        .as_str()
+        .unwrap()
+        .contains("name: nested"));
+    let folder = read(&temp, &["guide/references"]);
+    assert_eq!(folder.code, 2);
+    assert!(
+        folder.stderr.contains("is a folder") && folder.stderr.contains("references/ref.md"),
+        "{folder:?}"
+    );
+    let missing = read(&temp, &["guide/references/none.md"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("has no file `references/none.md`"),
+        "{missing:?}"
+    );
+    let unknown = read(&temp, &["gude"]);
+    assert_eq!(unknown.code, 1);
+    assert!(
+        unknown.stderr.contains("did you mean `guide`"),
+        "{unknown:?}"
+    );
+}
+
+#[test]
+fn large_reads_are_cut_with_a_continuation() {
+    let temp = catalog();
+    let body: String = (1..=400)
+        .map(|i| format!("line number {i} with a few words in it\n"))
+        .collect();
+    write(
+        &temp.path().join("root"),
+        "big/long/SKILL.md",
+        format!("---\nname: long\ndescription: Long. Use when long.\n---\n{body}"),
+    );
+    let first = read(&temp, &["long", "--max-tokens", "200", "--json"]).json();
+    assert_eq!(first["truncated"], true);
+    let next = first["next"].as_str().unwrap().to_string();
+    let end = first["end_line"].as_u64().unwrap();
+    assert_eq!(next, format!("{}:", end + 1));
+    assert!(skilldex::tokens::count(first["content"].as_str().unwrap()) <= 200);
+    let rest = read(
+        &temp,
+        &["long", "--lines", &next, "--max-tokens", "100000", "--json"],
+    )
+    .json();
+    assert_eq!(rest["truncated"], false);
+    let joined = format!(
+        "{}{}",
+        first["content"].as_str().unwrap(),
+        rest["content"].as_str().unwrap()
+    );
+    assert_eq!(joined, body);
+    let text = read(&temp, &["long", "--max-tokens", "200"]);
+    assert!(
+        text.stdout.contains(&format!(
+            "continue with `skilldex read long --lines {next}`"
+        )),
+        "{text:?}"
+    );
+    // A single enormous line is shown in part, without hanging.
+    let huge = "x".repeat(2_000_000);
+    write(
+        &temp.path().join("root"),
+        "big/wide/SKILL.md",
+        format!("---\nname: wide\ndescription: Wide. Use when wide.\n---\n{huge}\n"),
+    );
+    let wide = read(&temp, &["wide", "--json"]).json();
+    assert_eq!(wide["truncated"], true);
+    assert!(wide["content"].as_str().unwrap().len() < 100_000);
+    assert!(wide["note"].as_str().unwrap().contains("bytes"), "{wide}");
+}
+
+#[test]
+fn binary_is_refused_and_invalid_utf8_shown_lossily() {
+    let temp = catalog();
+    let binary = read(&temp, &["guide/assets/logo.bin"]);
+    assert_eq!(binary.code, 2, "{binary:?}");
+    assert!(binary.stderr.contains("binary file"), "{binary:?}");
+    let latin = read(&temp, &["guide/references/latin1.txt", "--json"]);
+    assert_eq!(latin.code, 0, "{latin:?}");
+    let json = latin.json();
+    assert_eq!(json["content"], "caf\u{FFFD} au lait\n");
+    assert!(json["note"].as_str().unwrap().contains("not valid UTF-8"));
+}
+
+#[test]
+fn no_path_leads_out_of_the_skill() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    let secret = temp.path().join("outside/secret.txt");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::symlink;
+        symlink(&secret, root.join("tools/guide/references/link.txt")).unwrap();
+        symlink(
+            temp.path().join("outside"),
+            root.join("tools/guide/references/dir"),
+        )
+        .unwrap();
+        symlink(
+            root.join("other/helper/SKILL.md"),
+            root.join("tools/guide/references/sibling.md"),
+        )
+        .unwrap();
+        symlink(
+            root.join("tools/guide/references/ref.md"),
+            root.join("tools/guide/references/inside.md"),
+        )
+        .unwrap();
+        symlink(
+            "/nonexistent/target",
+            root.join("tools/guide/references/dangling.md"),
+        )
+        .unwrap();
+    }
+    let attempts = [
+        "guide/../../../outside/secret.txt",
+        "guide/references/../../helper/SKILL.md",
+        "guide/./references/../../../outside/secret.txt",
+        &format!("guide/{}", secret.display()),
+        "guide/references/link.txt",
+        "guide/references/dir/secret.txt",
+        "guide/references/sibling.md",
+        "guide/references/dangling.md",
+    ];
+    for attempt in attempts {
+        let out = read(&temp, &[attempt]);
+        assert_eq!(out.code, 2, "{attempt}: {out:?}");
+        assert!(
+            !out.stdout.contains("top secret"),
+            "{attempt} leaked: {out:?}"
+        );
+        assert!(out.stdout.is_empty(), "{attempt}: {out:?}");
+        assert!(
+            out.stderr.contains("not inside skill `guide`") || out.stderr.contains("has no file"),
+            "{attempt}: {out:?}"
+        );
+    }
+    // A link that stays inside the skill folder is fine.
+    let inside = read(&temp, &["guide/references/inside.md", "--json"]);
+    assert_eq!(inside.code, 0, "{inside:?}");
+    assert!(inside.json()["content"]
+        .as_str()
+        .unwrap()
+        .contains("alpha line"));
+}
+
+#[cfg(unix)]
+#[test]
+fn reading_a_fifo_does_not_hang() {
+    let temp = catalog();
+    let fifo = temp.path().join("root/tools/guide/references/pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = read(&temp, &["guide/references/pipe.md"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("not a regular file"), "{out:?}");
+}
+
+#[test]
+fn grep_orders_by_skill_and_attributes_nested_files() {
+    let temp = catalog();
+    let out = grep(&temp, &["-i", "alpha"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "helper/SKILL.md:3:description: Helps. Use when ALPHA is needed.\n\
+guide/references/ref.md:3:alpha line\n\
+nested/notes.md:1:nested alpha\n"
+    );
+    let case = grep(&temp, &["alpha"]);
+    assert!(!case.stdout.contains("ALPHA"), "{case:?}");
+    let smart = grep(&temp, &["-S", "ALPHA"]);
+    assert_eq!(smart.stdout.lines().count(), 1, "{smart:?}");
+    let only = grep(&temp, &["--skill", "guide", "alpha"]);
+    assert_eq!(only.stdout, "guide/references/ref.md:3:alpha line\n");
+    let namespace = grep(&temp, &["--namespace", "other", "-i", "alpha"]);
+    assert!(namespace.stdout.starts_with("helper/"), "{namespace:?}");
+    assert_eq!(namespace.stdout.lines().count(), 1);
+}
+
+#[test]
+fn grep_options_match_ripgrep_semantics() {
+    let temp = catalog();
+    let fixed = grep(&temp, &["-F", "[ref](references/ref.md)"]);
+    assert_eq!(fixed.code, 0, "{fixed:?}");
+    assert!(fixed.stdout.starts_with("guide/SKILL.md:"), "{fixed:?}");
+    let word = grep(&temp, &["-w", "usag"]);
+    assert_eq!(word.code, 1, "{word:?}");
+    let context = grep(&temp, &["-C", "1", "beta line"]);
+    assert_eq!(
+        context.stdout,
+        "guide/references/ref.md-3-alpha line\nguide/references/ref.md:4:beta line\nguide/references/ref.md-5-gamma line\n"
+    );
+    let per_file = grep(&temp, &["-m", "1", "line"]);
+    assert!(
+        per_file
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("guide/references/ref.md"))
+            .count()
+            == 1,
+        "{per_file:?}"
+    );
+    let files = grep(&temp, &["-l", "line"]);
+    assert!(files.stdout.lines().all(|l| !l.contains(':')), "{files:?}");
+    assert!(files.stdout.contains("guide/references/ref.md\n"));
+    let none = grep(&temp, &["zzz-not-there"]);
+    assert_eq!(none.code, 1);
+    assert!(none.stdout.is_empty());
+    let bad = grep(&temp, &["(unclosed"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(bad.stderr.contains("unclosed group"), "{bad:?}");
+}
+
+#[test]
+fn grep_json_lines_and_global_cap() {
+    let temp = catalog();
+    let out = grep(&temp, &["--json", "--max-results", "2", "line"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let matches: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "match").collect();
+    assert_eq!(matches.len(), 2);
+    for m in &matches {
+        for key in ["skill", "path", "line", "text"] {
+            assert!(m.get(key).is_some(), "{key} in {m}");
+        }
+    }
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["matches"], 2);
+    assert_eq!(summary["truncated"], true);
+    assert!(out.stderr.contains("stopped at 2 matches"), "{out:?}");
+    let all = grep(&temp, &["--json", "-C", "1", "beta"]);
+    let kinds: Vec<String> = all
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(kinds, ["context", "match", "context", "summary"]);
+}
