@@ -100,6 +100,8 @@ pub struct FoundNamespaceFile {
     /// The folder it sits in, relative to the root.
     pub folder: PathBuf,
     pub path: PathBuf,
+    /// The `description` of its front matter, if it has one.
+    pub description: Option<String>,
 }
 
 /// A finding about a path.
@@ -127,6 +129,10 @@ struct Shared {
     /// Folders at the depth limit that were not descended into: count and
     /// the smallest path, so the report is the same on every run.
     depth_cut: Mutex<(usize, Option<PathBuf>)>,
+    /// Symlinked folders still to walk, with the depth of the link.
+    links: Mutex<Vec<(PathBuf, usize)>>,
+    /// Real folders already queued through a symlink.
+    linked: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 fn push<T>(list: &Mutex<Vec<T>>, item: T) {
@@ -140,43 +146,35 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     let limits = &options.limits;
     let shared = Shared::default();
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .ignore(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .parents(false)
-        .require_git(false)
-        .follow_links(true)
-        .max_depth(Some(limits.max_depth))
-        .threads(limits.threads)
-        .filter_entry(|entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir
-                && entry.depth() > 0
-                && SKIPPED_DIRS
-                    .iter()
-                    .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip)))
-        });
-    builder.build_parallel().run(|| {
-        let shared = &shared;
-        let canonical_root = &canonical_root;
-        Box::new(move |result| {
-            if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
-                shared.entry_limit_hit.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            match result {
-                Ok(entry) => visit(root_index, root, canonical_root, options, shared, entry),
-                Err(error) => {
-                    report_walk_error(shared, error);
-                    WalkState::Continue
-                }
-            }
-        })
-    });
+    // A root that is itself a symlink is walked through it: the trailing
+    // separator makes the system resolve the link.
+    let start = if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) {
+        root.join("")
+    } else {
+        root.to_path_buf()
+    };
+    // Symlinks are followed by hand rather than by the walker, which would
+    // otherwise stat every entry: a symlinked folder found during a walk is
+    // queued and walked afterwards, at its depth, once per real folder.
+    let mut pending = vec![(start, 0usize)];
+    while let Some((start, offset)) = pending.pop() {
+        walk(
+            root_index,
+            root,
+            &start,
+            offset,
+            &canonical_root,
+            options,
+            &shared,
+        );
+        pending.extend(
+            shared
+                .links
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..),
+        );
+    }
 
     let mut out = ScanResult {
         skills: shared
@@ -231,37 +229,161 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     out
 }
 
+/// Walk `start` (the root, or a symlinked folder inside it whose link sits
+/// at depth `offset`) in parallel.
+fn walk(
+    root_index: usize,
+    root: &Path,
+    start: &Path,
+    offset: usize,
+    canonical_root: &Path,
+    options: &ScanOptions,
+    shared: &Shared,
+) {
+    let limits = &options.limits;
+    let mut builder = WalkBuilder::new(start);
+    builder
+        .hidden(false)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .parents(false)
+        .require_git(false)
+        .follow_links(false)
+        .max_depth(Some(limits.max_depth.saturating_sub(offset)))
+        .threads(limits.threads)
+        .filter_entry(|entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir
+                && entry.depth() > 0
+                && SKIPPED_DIRS
+                    .iter()
+                    .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip)))
+        });
+    builder.build_parallel().run(|| {
+        Box::new(move |result| {
+            if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
+                shared.entry_limit_hit.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            match result {
+                // The start of a walk through a link was visited as the link.
+                Ok(entry) if offset > 0 && entry.depth() == 0 => WalkState::Continue,
+                Ok(entry) => visit(
+                    root_index,
+                    root,
+                    canonical_root,
+                    offset,
+                    options,
+                    shared,
+                    entry,
+                ),
+                Err(error) => {
+                    report_walk_error(shared, error);
+                    WalkState::Continue
+                }
+            }
+        })
+    });
+}
+
+/// Decide what to do with a symlink: queue a folder (unless it loops or was
+/// queued before), hand back a file's type, report a dangling link.
+fn follow_link(
+    path: &Path,
+    depth: usize,
+    canonical_root: &Path,
+    shared: &Shared,
+) -> Option<std::fs::FileType> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(_) => {
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".into());
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding: Finding::new(
+                        Code::DanglingSymlink,
+                        Position::START,
+                        format!("dangling symlink: its target {target} does not exist — fix or delete the link"),
+                    ),
+                },
+            );
+            return None;
+        }
+    };
+    let target = path.canonicalize().ok()?;
+    if !target.starts_with(canonical_root) {
+        push(
+            &shared.findings,
+            PathFinding {
+                path: path.to_path_buf(),
+                finding: Finding::new(
+                    Code::SymlinkOutsideRoot,
+                    Position::START,
+                    format!(
+                        "symlink leads outside the root, to {}; followed",
+                        target.display()
+                    ),
+                ),
+            },
+        );
+    }
+    if metadata.is_dir() {
+        let parent = path.parent().and_then(|p| p.canonicalize().ok());
+        if parent.as_deref().is_some_and(|p| p.starts_with(&target)) {
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding: Finding::new(
+                        Code::SymlinkLoop,
+                        Position::START,
+                        format!(
+                            "symlink loop: this leads back to {}, which contains it; not followed — remove the link or point it elsewhere",
+                            target.display()
+                        ),
+                    ),
+                },
+            );
+            return None;
+        }
+        if shared
+            .linked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(target)
+        {
+            push(&shared.links, (path.to_path_buf(), depth));
+        }
+        return None;
+    }
+    Some(metadata.file_type())
+}
+
 fn visit(
     root_index: usize,
     root: &Path,
     canonical_root: &Path,
+    offset: usize,
     options: &ScanOptions,
     shared: &Shared,
     entry: ignore::DirEntry,
 ) -> WalkState {
     let limits = &options.limits;
-    let Some(file_type) = entry.file_type() else {
+    let Some(mut file_type) = entry.file_type() else {
         return WalkState::Continue;
     };
     let path = entry.path();
-    if entry.path_is_symlink() && entry.depth() > 0 {
-        if let Ok(target) = path.canonicalize() {
-            if !target.starts_with(canonical_root) {
-                push(
-                    &shared.findings,
-                    PathFinding {
-                        path: path.to_path_buf(),
-                        finding: Finding::new(
-                            Code::SymlinkOutsideRoot,
-                            Position::START,
-                            format!(
-                                "symlink leads outside the root, to {}; followed",
-                                target.display()
-                            ),
-                        ),
-                    },
-                );
-            }
+    let depth = entry.depth() + offset;
+    if file_type.is_symlink() {
+        match follow_link(path, depth, canonical_root, shared) {
+            Some(target_type) => file_type = target_type,
+            None => return WalkState::Continue,
         }
     }
     if file_type.is_dir() {
@@ -281,7 +403,7 @@ fn visit(
                 },
             );
         }
-        if entry.depth() == limits.max_depth && entry.depth() > 0 {
+        if depth == limits.max_depth && depth > 0 {
             let mut cut = shared.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
             cut.0 += 1;
             if cut.1.as_deref().is_none_or(|p| path < p) {
@@ -317,7 +439,7 @@ fn visit(
                 FoundSkill {
                     root: root_index,
                     relative,
-                    depth: entry.depth(),
+                    depth,
                     path: path.to_path_buf(),
                     folder_name,
                     identity: found.identity,
@@ -345,10 +467,33 @@ fn visit(
                 root: root_index,
                 folder,
                 path: path.to_path_buf(),
+                description: namespace_description(path),
             },
         );
     }
     WalkState::Continue
+}
+
+/// The front-matter `description` of a README/index file. Only the head
+/// is read, and only files that start with `---` are parsed: most READMEs
+/// have no front matter and cost one small read.
+fn namespace_description(path: &Path) -> Option<String> {
+    let mut file = File::open(path).ok()?;
+    let mut head = Vec::with_capacity(4096);
+    (&mut file).take(4096).read_to_end(&mut head).ok()?;
+    let start = if head.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    if !head[start..].starts_with(b"---") {
+        return None;
+    }
+    file.take((HEAD_BYTES - head.len()) as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let (text, _) = parse::decode(&head);
+    parse::frontmatter::description_of(&text).map(|d| crate::model::one_line(&d))
 }
 
 struct ReadSkill {

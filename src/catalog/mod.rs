@@ -325,10 +325,8 @@ fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Na
         if !by_name.contains_key(name.as_str()) || descriptions.contains_key(&name) {
             continue;
         }
-        if let Ok(text) = read_text(&file.path) {
-            if let Some(description) = parse::frontmatter::description_of(&text) {
-                descriptions.insert(name, one_line(&description));
-            }
+        if let Some(description) = &file.description {
+            descriptions.insert(name, description.clone());
         }
     }
     // A namespace that is itself a skill folder (nested skills) says so.

@@ -711,7 +711,7 @@ impl<'a> Renderer<'a> {
     fn intro(&self) -> &'static str {
         match (self.options.paths, self.options.reach) {
             (PathStyle::None, Reach::Cli) => {
-                "Skills are instructions for specific tasks. When a task matches a skill's description, find its file with `skilldex show <name>`, read it and follow it before you start.\n"
+                "Skills are instructions for specific tasks. When a task matches a skill's description, read it with `skilldex read <name>` and follow it before you start; `skilldex read <name>/<file>` opens the files it mentions.\n"
             }
             (PathStyle::None, Reach::Mcp) => {
                 "Skills are instructions for specific tasks. When a task matches a skill's description, read it with the `read_skill` tool and follow it before you start.\n"
