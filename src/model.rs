@@ -342,6 +342,18 @@ impl Namespace {
 /// Collapse every run of whitespace (including newlines) into one space and
 /// trim the ends: the one-line form used in directories.
 pub fn one_line(text: &str) -> String {
+    // Most descriptions already are one line: ASCII with single spaces.
+    let bytes = text.as_bytes();
+    // ASCII whitespace as `split_whitespace` sees it (vertical tab included).
+    let space = |b: &u8| b.is_ascii_whitespace() || *b == 0x0b;
+    let already = text.is_ascii()
+        && bytes.first().is_none_or(|b| !space(b))
+        && bytes.last().is_none_or(|b| !space(b))
+        && !bytes.windows(2).any(|w| w[0] == b' ' && w[1] == b' ')
+        && !bytes.iter().any(|b| space(b) && *b != b' ');
+    if already {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !out.is_empty() {
@@ -359,6 +371,9 @@ mod tests {
     #[test]
     fn one_line_collapses_whitespace() {
         assert_eq!(one_line("  a\n  b\t\tc \r\n"), "a b c");
+        assert_eq!(one_line("a b"), "a b");
+        assert_eq!(one_line("a\u{b}b"), "a b");
+        assert_eq!(one_line("a\u{3000}b"), "a b");
         assert_eq!(one_line(""), "");
     }
 

@@ -382,7 +382,8 @@ fn check_description(description: &str, position: Position, findings: &mut Vec<F
 
 /// Does the description tell an agent *when* to reach for the skill?
 fn says_when(description: &str) -> bool {
-    let lower = description.to_lowercase();
+    // ASCII lowering is enough: the non-English cues have no case.
+    let lower = description.to_ascii_lowercase();
     const CUES: &[&str] = &[
         "use when",
         "use this",
@@ -413,6 +414,9 @@ fn says_when(description: &str) -> bool {
 }
 
 fn has_xml_tag(text: &str) -> bool {
+    if !text.contains('<') {
+        return false;
+    }
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| {
         b == b'<'

@@ -12,8 +12,8 @@
 //! and bodies are read on demand. Every bound (depth, entries, file size)
 //! that cuts the walk short becomes a finding, never a silent gap.
 
-use crate::model::{Code, Position};
-use crate::parse::{self, Finding, ParsedFile};
+use crate::model::{one_line, Code, Position, Skill};
+use crate::parse::{self, Fields, Finding, ParsedFile};
 use ignore::{WalkBuilder, WalkState};
 use std::fs::File;
 use std::io::Read;
@@ -85,12 +85,12 @@ pub struct FoundSkill {
     pub depth: usize,
     /// The root joined with `relative`.
     pub path: PathBuf,
-    /// Name of the skill folder (the name a skill without `name` gets).
-    pub folder_name: String,
     pub identity: Option<FileIdentity>,
-    pub file_bytes: u64,
-    /// Fields and every finding about the file, rule checks included.
-    pub parsed: ParsedFile,
+    /// The skill, or `None` when the file cannot load. Built here, in the
+    /// walker threads, so the catalog only has to order and dedupe.
+    pub skill: Option<Skill>,
+    /// Every finding about the file, rule checks included.
+    pub findings: Vec<Finding>,
 }
 
 /// A `README.md`/`index.md` that may describe a namespace folder.
@@ -220,7 +220,8 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             ),
         });
     }
-    out.skills.sort_by(|a, b| a.relative.cmp(&b.relative));
+    // Skills are put in precedence order by the catalog; only the small
+    // lists are sorted here.
     out.namespace_files.sort_by(|a, b| a.path.cmp(&b.path));
     out.findings.sort_by(|a, b| {
         (&a.path, a.finding.position.line).cmp(&(&b.path, b.finding.position.line))
@@ -434,19 +435,36 @@ fn visit(
         }
         let folder_name = folder_name_of(path);
         match read_skill_file(path, &folder_name, options) {
-            Ok(found) => push(
-                &shared.skills,
-                FoundSkill {
-                    root: root_index,
-                    relative,
-                    depth,
-                    path: path.to_path_buf(),
+            Ok(found) => {
+                let namespace = relative
+                    .parent()
+                    .and_then(Path::parent)
+                    .map(slash_path)
+                    .unwrap_or_default();
+                let mut parsed = found.parsed;
+                let fields = parsed.fields.take();
+                let skill = skill_of(
+                    fields,
+                    path,
+                    root_index,
+                    namespace,
                     folder_name,
-                    identity: found.identity,
-                    file_bytes: found.file_bytes,
-                    parsed: found.parsed,
-                },
-            ),
+                    &parsed,
+                    found.file_bytes,
+                );
+                push(
+                    &shared.skills,
+                    FoundSkill {
+                        root: root_index,
+                        relative,
+                        depth,
+                        path: path.to_path_buf(),
+                        identity: found.identity,
+                        skill,
+                        findings: parsed.findings,
+                    },
+                )
+            }
             Err(finding) => push(
                 &shared.findings,
                 PathFinding {
@@ -494,6 +512,65 @@ fn namespace_description(path: &Path) -> Option<String> {
         .ok()?;
     let (text, _) = parse::decode(&head);
     parse::frontmatter::description_of(&text).map(|d| crate::model::one_line(&d))
+}
+
+/// `/`-joined components of a relative path.
+pub fn slash_path(path: &Path) -> String {
+    let mut out = String::new();
+    for component in path.components() {
+        if let std::path::Component::Normal(part) = component {
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(&part.to_string_lossy());
+        }
+    }
+    out
+}
+
+/// The skill a parsed file describes (its id is its name until the catalog
+/// resolves clashes). Moves the fields: no copies.
+fn skill_of(
+    fields: Option<Fields>,
+    path: &Path,
+    root: usize,
+    namespace: String,
+    folder_name: String,
+    parsed: &ParsedFile,
+    file_bytes: u64,
+) -> Option<Skill> {
+    let fields = fields?;
+    let description = fields
+        .description
+        .as_deref()
+        .map(one_line)
+        .unwrap_or_default();
+    let name = fields
+        .name
+        .as_deref()
+        .map(one_line)
+        .filter(|n| !n.is_empty())
+        .unwrap_or(folder_name);
+    Some(Skill {
+        id: name.clone(),
+        name,
+        namespace,
+        description,
+        raw_description: fields.description.unwrap_or_default(),
+        path: path.to_path_buf(),
+        root,
+        license: fields.license,
+        compatibility: fields.compatibility,
+        allowed_tools: fields.allowed_tools,
+        metadata: fields.metadata,
+        extra: fields.extra,
+        file_bytes,
+        body_line: parsed.body_line,
+        body_offset: parsed.body_offset,
+        name_position: fields.positions.get("name").copied(),
+        description_position: fields.positions.get("description").copied(),
+        shadowed: false,
+    })
 }
 
 struct ReadSkill {

@@ -7,12 +7,12 @@
 //! duplicates, resolving name collisions deterministically, naming
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
-use crate::model::{one_line, Code, Diagnostic, Namespace, Position, Profile, Skill};
+use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
 pub use crate::rules::resolve_inside;
-use crate::scan::{self, FoundSkill, ScanLimits, ScanOptions};
+use crate::scan::{self, slash_path, FoundSkill, ScanLimits, ScanOptions};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Failures that stop a catalog from being built at all. Problems with
 /// individual files are diagnostics inside the catalog instead.
@@ -154,9 +154,9 @@ impl Assembly {
         }
     }
 
-    fn skills_from(&mut self, mut found: Vec<FoundSkill>) -> Vec<Skill> {
+    fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Skill> {
         // Precedence: earlier root, then shallower path, then path order.
-        found.sort_unstable_by(|a, b| {
+        let found = sorted_by(found, |a, b| {
             (a.root, a.depth, a.relative.as_os_str().as_encoded_bytes()).cmp(&(
                 b.root,
                 b.depth,
@@ -187,26 +187,25 @@ impl Assembly {
         let mut seen_files = HashSet::new();
         let mut skills = Vec::with_capacity(found.len());
         for file in found {
-            let folder = file
-                .relative
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
-            if any_lowercase && !is_upper(&file) && preferred.contains(&(file.root, folder.clone()))
-            {
-                continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
+            if any_lowercase && !is_upper(&file) {
+                let folder = file
+                    .relative
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                if preferred.contains(&(file.root, folder)) {
+                    continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
+                }
             }
             if let Some(identity) = file.identity {
                 if !seen_files.insert(identity) {
                     continue; // The same file reached through another path.
                 }
             }
-            for finding in &file.parsed.findings {
+            for finding in &file.findings {
                 self.report(&file.path, finding);
             }
-            if let Some(skill) = skill_from(file, &folder) {
-                skills.push(skill);
-            }
+            skills.extend(file.skill);
         }
         self.resolve_collisions(&mut skills);
         skills
@@ -248,58 +247,14 @@ impl Assembly {
     }
 }
 
-/// The skill of a parsed file (its findings are already reported), or
-/// `None` when it could not load. Moves the parsed fields: no copies.
-fn skill_from(file: FoundSkill, folder: &Path) -> Option<Skill> {
-    let fields = file.parsed.fields?;
-    let description = fields
-        .description
-        .as_deref()
-        .map(one_line)
-        .unwrap_or_default();
-    let name = fields
-        .name
-        .as_deref()
-        .map(one_line)
-        .filter(|n| !n.is_empty())
-        .unwrap_or(file.folder_name);
-    let namespace = folder.parent().map(slash_path).unwrap_or_default();
-    let name_position = fields.positions.get("name").copied();
-    let description_position = fields.positions.get("description").copied();
-    Some(Skill {
-        id: name.clone(),
-        name,
-        namespace,
-        description,
-        raw_description: fields.description.unwrap_or_default(),
-        path: file.path,
-        root: file.root,
-        license: fields.license,
-        compatibility: fields.compatibility,
-        allowed_tools: fields.allowed_tools,
-        metadata: fields.metadata,
-        extra: fields.extra,
-        file_bytes: file.file_bytes,
-        body_line: file.parsed.body_line,
-        body_offset: file.parsed.body_offset,
-        name_position,
-        description_position,
-        shadowed: false,
-    })
-}
-
-/// `/`-joined components of a relative path.
-fn slash_path(path: &Path) -> String {
-    let mut out = String::new();
-    for component in path.components() {
-        if let Component::Normal(part) = component {
-            if !out.is_empty() {
-                out.push('/');
-            }
-            out.push_str(&part.to_string_lossy());
-        }
-    }
-    out
+/// `items` sorted by `compare`, stable. Sorts indices and moves each item
+/// once: skills are large, and a sort that swaps them in place spends its
+/// time copying memory.
+fn sorted_by<T>(items: Vec<T>, compare: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| compare(&items[a], &items[b]));
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
@@ -389,11 +344,13 @@ impl Catalog {
     fn assemble(
         roots: Vec<PathBuf>,
         profile: Profile,
-        mut skills: Vec<Skill>,
+        skills: Vec<Skill>,
         namespaces: Vec<Namespace>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
+        let skills = sorted_by(skills, |a, b| {
+            (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id))
+        });
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
         let by_id = skills
@@ -492,22 +449,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// 64-bit FNV-1a: tiny, stable across platforms and releases.
+/// A small word-at-a-time hash (FxHash's multiply-rotate step over
+/// little-endian 8-byte words): stable across platforms and releases, and
+/// fast enough to hash every description on each build.
 pub(crate) struct Fnv(u64);
 
 impl Fnv {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
     pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
 
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+
     pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
         }
-        // A separator so ("ab","c") and ("a","bc") differ.
-        self.0 ^= 0xff;
-        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.add(u64::from_le_bytes(tail));
+        // The length separates ("ab","c") from ("a","bc").
+        self.add(bytes.len() as u64);
     }
 
     pub(crate) fn finish(&self) -> u64 {
