@@ -145,6 +145,7 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
         budget,
         base: std::env::current_dir().context("reading the current folder")?,
         reach: query::Reach::Cli,
+        counts_only: format != Format::Json,
     };
     let rendered = query::render_directory(&catalog, &options);
     if format == Format::Json {
@@ -177,10 +178,10 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     plural(rendered.shortened, "description", "descriptions")
                 ));
             }
-            if !rendered.collapsed.is_empty() {
+            if rendered.collapsed_count > 0 {
                 parts.push(format!(
                     "{} shown only as {}",
-                    plural(rendered.collapsed.len(), "skill", "skills"),
+                    plural(rendered.collapsed_count, "skill", "skills"),
                     plural(collapsed_namespaces, "namespace line", "namespace lines")
                 ));
             }

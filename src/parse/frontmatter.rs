@@ -215,15 +215,15 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         return (None, findings);
     }
     let (parsed, layout) = match simple_header(split.yaml) {
-        Some((mapping, keys)) => (
-            Ok(Value::Mapping(mapping)),
+        Some((pairs, keys)) => (
+            Ok(Header::Pairs(pairs)),
             Layout {
                 keys,
                 ..Layout::default()
             },
         ),
         None => (
-            serde_yaml_ng::from_str::<Value>(split.yaml),
+            serde_yaml_ng::from_str::<Value>(split.yaml).map(Header::Value),
             scan_layout(split.yaml),
         ),
     };
@@ -241,7 +241,7 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
                             ),
                         ));
                     }
-                    value
+                    Header::Value(value)
                 }
                 Err(_) => {
                     findings.push(yaml_error(&original, split, &at));
@@ -254,9 +254,10 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
             }
         },
     };
-    let map = match value {
-        Value::Mapping(map) => map,
-        Value::Null => {
+    let map: Vec<(Value, Value)> = match value {
+        Header::Pairs(pairs) => pairs,
+        Header::Value(Value::Mapping(map)) => map.into_iter().collect(),
+        Header::Value(Value::Null) => {
             findings.push(Finding::new(
                 Code::YamlNotMapping,
                 at(1, 1),
@@ -264,7 +265,7 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
             ));
             return (None, findings);
         }
-        other => {
+        Header::Value(other) => {
             findings.push(Finding::new(
                 Code::YamlNotMapping,
                 at(1, 1),
@@ -450,6 +451,13 @@ fn parse_line_column(text: &str) -> Option<(u32, u32)> {
     Some((line.trim().parse().ok()?, column.parse().ok()?))
 }
 
+/// A header as read: key/value pairs from the fast path, or the YAML
+/// parser's value.
+enum Header {
+    Pairs(Vec<(Value, Value)>),
+    Value(Value),
+}
+
 /// The fast path for the headers most skills have. It accepts only:
 /// `key: text` lines whose text YAML reads literally; `key: >-` (or `>`,
 /// `|`, `|-`) followed by lines at one indentation, with no blank lines,
@@ -460,12 +468,12 @@ fn parse_line_column(text: &str) -> Option<(u32, u32)> {
 /// and a property test check that both paths give the same value.
 ///
 /// Returns the mapping and where each key's value starts.
-fn simple_header(yaml: &str) -> Option<(serde_yaml_ng::Mapping, Vec<(String, Position)>)> {
+fn simple_header(yaml: &str) -> Option<(Vec<(Value, Value)>, Vec<(String, Position)>)> {
     let lines: Vec<&str> = yaml
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
-    let mut mapping = serde_yaml_ng::Mapping::new();
+    let mut pairs: Vec<(Value, Value)> = Vec::with_capacity(8);
     let mut positions = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -544,11 +552,10 @@ fn simple_header(yaml: &str) -> Option<(serde_yaml_ng::Mapping, Vec<(String, Pos
             }
             Value::String(plain_text(rest)?.to_string())
         };
-        let key_value = Value::String(key.to_string());
-        if mapping.contains_key(&key_value) {
+        if positions.iter().any(|(k, _): &(String, Position)| k == key) {
             return None;
         }
-        mapping.insert(key_value, value);
+        pairs.push((Value::String(key.to_string()), value));
         positions.push((
             key.to_string(),
             Position {
@@ -558,7 +565,7 @@ fn simple_header(yaml: &str) -> Option<(serde_yaml_ng::Mapping, Vec<(String, Pos
         ));
         i += 1 + block.len();
     }
-    Some((mapping, positions))
+    Some((pairs, positions))
 }
 
 fn simple_key(key: &str) -> bool {
@@ -612,10 +619,12 @@ fn plain_text(value: &str) -> Option<&str> {
     {
         return None;
     }
-    if matches!(
-        value.to_ascii_lowercase().as_str(),
-        "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
-    ) {
+    if value.len() <= 5
+        && matches!(
+            value.to_ascii_lowercase().as_str(),
+            "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
+        )
+    {
         return None;
     }
     Some(value)
@@ -997,7 +1006,7 @@ mod tests {
         for case in cases {
             let (fast, _) = simple_header(case).expect("simple");
             let slow: Value = serde_yaml_ng::from_str(case).unwrap();
-            assert_eq!(Value::Mapping(fast), slow, "{case:?}");
+            assert_eq!(Value::Mapping(fast.into_iter().collect()), slow, "{case:?}");
         }
         for not_simple in [
             "name: 123\n",
@@ -1054,7 +1063,7 @@ mod tests {
             if let Some((fast, _)) = simple_header(&yaml) {
                 let slow: Value = serde_yaml_ng::from_str(&yaml)
                     .unwrap_or_else(|e| panic!("fast path accepted invalid YAML {yaml:?}: {e}"));
-                proptest::prop_assert_eq!(Value::Mapping(fast), slow, "{:?}", yaml);
+                proptest::prop_assert_eq!(Value::Mapping(fast.into_iter().collect()), slow, "{:?}", yaml);
             }
         }
     }

@@ -136,6 +136,9 @@ pub struct RenderOptions {
     /// Folder that relative paths are relative to (usually the current one).
     pub base: PathBuf,
     pub reach: Reach,
+    /// Fill only the counts of the report (`skills` and `collapsed` stay
+    /// empty): for callers that print the text and need no per-skill data.
+    pub counts_only: bool,
 }
 
 /// One skill as the directory shows it.
@@ -177,6 +180,10 @@ pub struct RenderedDirectory {
     pub namespaces: Vec<ShownNamespace>,
     /// Ids of skills not listed one by one.
     pub collapsed: Vec<String>,
+    /// Number of skills listed one by one (also filled with `counts_only`).
+    pub listed_count: usize,
+    /// Number of skills not listed one by one (also filled with `counts_only`).
+    pub collapsed_count: usize,
     /// Number of shown descriptions that were shortened.
     pub shortened: usize,
     /// Cost of `text` in the budget's unit (0 when there is no budget and
@@ -922,6 +929,8 @@ impl<'a> Renderer<'a> {
         let mut collapsed = Vec::new();
         let mut namespaces = Vec::new();
         let mut shortened_count = 0;
+        let mut listed_count = 0;
+        let mut collapsed_count = 0;
         for (index, group) in plan.groups.iter().enumerate() {
             let listed = index < plan.listed;
             let expanded = listed && plan.expanded[index];
@@ -936,13 +945,19 @@ impl<'a> Renderer<'a> {
             for &i in &group.entries {
                 let entry = &self.entries[i];
                 if !expanded {
-                    collapsed.push(entry.skill.id.clone());
+                    collapsed_count += 1;
+                    if !self.options.counts_only {
+                        collapsed.push(entry.skill.id.clone());
+                    }
                     continue;
                 }
-                let (description, cut) =
-                    shorten(&entry.description, plan.cap.unwrap_or(usize::MAX));
-                let shortened = cut || entry.capped;
+                listed_count += 1;
+                let shortened = entry.capped || plan.cap.is_some_and(|cap| entry.chars > cap);
                 shortened_count += usize::from(shortened);
+                if self.options.counts_only {
+                    continue;
+                }
+                let (description, _) = shorten(&entry.description, plan.cap.unwrap_or(usize::MAX));
                 let tokens = if json {
                     let mut line = String::new();
                     self.markdown_entry(&mut line, entry, plan.cap);
@@ -973,6 +988,8 @@ impl<'a> Renderer<'a> {
             skills,
             namespaces,
             collapsed,
+            listed_count,
+            collapsed_count,
             shortened: shortened_count,
             cost,
             budget: self.options.budget,

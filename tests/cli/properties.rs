@@ -102,6 +102,8 @@ proptest! {
         }
         // Every skill is listed or collapsed into a namespace, never lost.
         prop_assert_eq!(first.skills.len() + first.collapsed.len(), catalog.skills().len());
+        prop_assert_eq!(first.listed_count, first.skills.len());
+        prop_assert_eq!(first.collapsed_count, first.collapsed.len());
         // The budget is only unmet when even the shortest form exceeds it.
         if !first.fits {
             prop_assert!(first.skills.is_empty());
