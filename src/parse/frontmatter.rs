@@ -451,6 +451,9 @@ fn parse_line_column(text: &str) -> Option<(u32, u32)> {
     Some((line.trim().parse().ok()?, column.parse().ok()?))
 }
 
+/// Where each top-level key's value starts, in header coordinates.
+type KeyPositions = Vec<(String, Position)>;
+
 /// A header as read: key/value pairs from the fast path, or the YAML
 /// parser's value.
 enum Header {
@@ -468,7 +471,7 @@ enum Header {
 /// and a property test check that both paths give the same value.
 ///
 /// Returns the mapping and where each key's value starts.
-fn simple_header(yaml: &str) -> Option<(Vec<(Value, Value)>, Vec<(String, Position)>)> {
+fn simple_header(yaml: &str) -> Option<(Vec<(Value, Value)>, KeyPositions)> {
     let lines: Vec<&str> = yaml
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
