@@ -214,25 +214,38 @@ impl Assembly {
     /// The first skill of a name (in precedence order) keeps it; the others
     /// get `namespace/name` and a warning naming the winner's file.
     fn resolve_collisions(&mut self, skills: &mut [Skill]) {
-        let mut taken: HashMap<String, usize> = HashMap::new();
+        // Borrowed names first: clashes are rare, so the common case
+        // allocates nothing.
         let mut losers = Vec::new();
-        for (index, skill) in skills.iter().enumerate() {
-            if taken.contains_key(&skill.name) {
-                losers.push(index);
-            } else {
-                taken.insert(skill.name.clone(), index);
+        let mut winners: HashMap<usize, usize> = HashMap::new();
+        {
+            let mut first: HashMap<&str, usize> = HashMap::with_capacity(skills.len());
+            for (index, skill) in skills.iter().enumerate() {
+                match first.get(skill.name.as_str()) {
+                    Some(&winner) => {
+                        losers.push(index);
+                        winners.insert(index, winner);
+                    }
+                    None => {
+                        first.insert(&skill.name, index);
+                    }
+                }
             }
         }
+        if losers.is_empty() {
+            return;
+        }
+        let mut taken: HashSet<String> = skills.iter().map(|s| s.name.clone()).collect();
         for index in losers {
-            let winner = taken[&skills[index].name];
+            let winner = winners[&index];
             let base = skills[index].qualified_name();
             let mut id = base.clone();
             let mut n = 2;
-            while taken.contains_key(&id) {
+            while taken.contains(&id) {
                 id = format!("{base}~{n}");
                 n += 1;
             }
-            taken.insert(id.clone(), index);
+            taken.insert(id.clone());
             let message = format!(
                 "`{}` is also the name of {}, which takes precedence; this skill is listed as `{id}` — rename one of them to make both reachable by name",
                 skills[index].name,

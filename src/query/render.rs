@@ -863,9 +863,14 @@ impl<'a> Renderer<'a> {
 
     fn markdown_entry(&self, text: &mut String, entry: &Entry<'_>, cap: Option<usize>) {
         let (description, _) = shorten(&entry.description, cap.unwrap_or(usize::MAX));
-        let _ = write!(text, "- {}: {}", entry.skill.id, description);
+        text.push_str("- ");
+        text.push_str(&entry.skill.id);
+        text.push_str(": ");
+        text.push_str(&description);
         if let Some(path) = &entry.path {
-            let _ = write!(text, " [{path}]");
+            text.push_str(" [");
+            text.push_str(path);
+            text.push(']');
         }
         text.push('\n');
     }
