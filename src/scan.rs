@@ -65,6 +65,9 @@ pub struct ScanOptions {
     pub limits: ScanLimits,
     /// Run the body checks (size, links) of `lint` while reading.
     pub check_bodies: bool,
+    /// Also list every other regular file (for `grep`, which then needs no
+    /// second walk).
+    pub collect_files: bool,
 }
 
 /// Identity of a file on disk, so one file reached through two paths (a
@@ -117,6 +120,8 @@ pub struct ScanResult {
     pub skills: Vec<FoundSkill>,
     pub namespace_files: Vec<FoundNamespaceFile>,
     pub findings: Vec<PathFinding>,
+    /// Every other regular file, when `collect_files` is set.
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Default)]
@@ -124,6 +129,7 @@ struct Shared {
     skills: Mutex<Vec<FoundSkill>>,
     namespace_files: Mutex<Vec<FoundNamespaceFile>>,
     findings: Mutex<Vec<PathFinding>>,
+    files: Mutex<Vec<PathBuf>>,
     entries: AtomicUsize,
     entry_limit_hit: AtomicBool,
     /// Folders at the depth limit that were not descended into: count and
@@ -189,6 +195,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             .findings
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
+        files: shared.files.into_inner().unwrap_or_else(|e| e.into_inner()),
     };
     if shared.entry_limit_hit.load(Ordering::Relaxed) {
         out.findings.push(PathFinding {
@@ -488,6 +495,14 @@ fn visit(
                 description: namespace_description(path),
             },
         );
+    }
+    if options.collect_files
+        && file_type.is_file()
+        && !SKILL_FILE_NAMES
+            .iter()
+            .any(|n| name == std::ffi::OsStr::new(n))
+    {
+        push(&shared.files, path.to_path_buf());
     }
     WalkState::Continue
 }

@@ -31,6 +31,7 @@ pub struct CatalogBuilder {
     limits: ScanLimits,
     profile: Profile,
     check_bodies: bool,
+    collect_files: bool,
 }
 
 impl CatalogBuilder {
@@ -78,6 +79,13 @@ impl CatalogBuilder {
         self
     }
 
+    /// Also keep the paths of every other file under the roots, so
+    /// `query::grep` needs no second walk.
+    pub fn collect_files(mut self, collect: bool) -> Self {
+        self.collect_files = collect;
+        self
+    }
+
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
     }
@@ -95,10 +103,12 @@ impl CatalogBuilder {
         let mut assembly = Assembly::new(self.profile);
         let mut found = Vec::new();
         let mut namespace_files = Vec::new();
+        let mut files = Vec::new();
         for (index, root) in self.roots.iter().enumerate() {
             let options = ScanOptions {
                 limits: self.limits.clone(),
                 check_bodies: self.check_bodies,
+                collect_files: self.collect_files,
             };
             let result = scan::scan_root(index, root, &options);
             for item in result.findings {
@@ -106,6 +116,7 @@ impl CatalogBuilder {
             }
             found.extend(result.skills);
             namespace_files.extend(result.namespace_files);
+            files.extend(result.files);
         }
         let scanned = started.elapsed();
         let files_read = found.len() + namespace_files.len();
@@ -118,6 +129,7 @@ impl CatalogBuilder {
             namespaces,
             assembly.diagnostics,
         );
+        catalog.files = self.collect_files.then_some(files);
         catalog.stats = BuildStats {
             scan: scanned,
             total: started.elapsed(),
@@ -351,6 +363,8 @@ pub struct Catalog {
     diagnostics: Vec<Diagnostic>,
     by_id: HashMap<String, usize>,
     stats: BuildStats,
+    /// Every non-skill file under the roots, when the builder collected them.
+    files: Option<Vec<PathBuf>>,
 }
 
 impl Catalog {
@@ -381,7 +395,14 @@ impl Catalog {
             diagnostics,
             by_id,
             stats: BuildStats::default(),
+            files: None,
         }
+    }
+
+    /// The paths of every file under the roots other than the skill files,
+    /// in no particular order, when built with `collect_files(true)`.
+    pub fn files(&self) -> Option<&[PathBuf]> {
+        self.files.as_deref()
     }
 
     pub fn stats(&self) -> BuildStats {

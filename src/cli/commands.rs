@@ -686,7 +686,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
 #[allow(clippy::print_stderr)]
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     use crate::query::{GrepError, LineKind};
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&builder(&cli.global, Profile::Spec)?.collect_files(true))?;
     let request = query::GrepRequest {
         pattern: args.pattern.clone(),
         fixed_strings: args.fixed_strings,

@@ -102,7 +102,10 @@ pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, Grep
         .build(&request.pattern)
         .map_err(|e| GrepError::Pattern(e.to_string()))?;
     let skills = selected_skills(catalog, request)?;
-    let files = files_in_order(&skills);
+    let files = match catalog.files() {
+        Some(all) => files_from_list(&skills, all),
+        None => files_in_order(&skills),
+    };
     let mut result = GrepResult::default();
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -213,6 +216,56 @@ fn selected_skills<'a>(
             .collect());
     }
     Ok(catalog.skills().iter().collect())
+}
+
+/// Like `files_in_order`, from the list of files the scan collected: each
+/// file goes to the skill whose folder is its nearest ancestor.
+fn files_from_list<'a>(skills: &[&'a Skill], all: &[PathBuf]) -> Vec<(&'a str, PathBuf, String)> {
+    let folders: HashMap<&Path, usize> = skills
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.dir(), i))
+        .collect();
+    // Folders of skills that were not selected still own their files.
+    let mut per_skill: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); skills.len()];
+    for path in all {
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if let Some(&i) = folders.get(d) {
+                let relative = path
+                    .strip_prefix(d)
+                    .unwrap_or(path)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                per_skill[i].push((path.clone(), relative));
+                break;
+            }
+            if crate::scan::SKILL_FILE_NAMES
+                .iter()
+                .any(|n| d.join(n).is_file())
+            {
+                break; // A skill that is not selected (or did not load) owns it.
+            }
+            dir = d.parent();
+        }
+    }
+    let mut out = Vec::new();
+    for (skill, mut files) in skills.iter().zip(per_skill) {
+        out.push((
+            skill.id.as_str(),
+            skill.path.clone(),
+            file_name(&skill.path),
+        ));
+        files.sort_by(|a, b| a.1.cmp(&b.1));
+        out.extend(
+            files
+                .into_iter()
+                .map(|(path, relative)| (skill.id.as_str(), path, relative)),
+        );
+    }
+    out
 }
 
 /// (skill id, file, path inside the skill) for every file of `skills`, in
