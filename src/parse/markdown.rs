@@ -165,8 +165,9 @@ fn percent_decode(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                out.push(b);
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
                 i += 3;
                 continue;
             }
@@ -218,6 +219,21 @@ mod tests {
         let targets: Vec<&str> = o.links.iter().map(|l| l.target.as_str()).collect();
         assert_eq!(targets, vec!["references/a.md", "assets/i x.png"]);
         assert_eq!((o.links[0].line, o.links[0].column), (1, 5));
+    }
+
+    #[test]
+    fn percent_escapes_next_to_multibyte_text_do_not_panic() {
+        let o = outline("See [x](%€x) and [y](a%2Fb%zz%4).\n", 0);
+        let targets: Vec<&str> = o.links.iter().map(|l| l.target.as_str()).collect();
+        assert_eq!(targets, vec!["%€x", "a/b%zz%4"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_has_an_outline(text in "(\\PC|[\\[\\]()%a-f0-9€技#\n ]){0,300}", offset in 0usize..400) {
+            let offset = (0..=offset.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let _ = outline(&text, offset);
+        }
     }
 
     #[test]
