@@ -135,8 +135,9 @@ pub fn check_body(path: &Path, text: &str, body_offset: usize, body_line: u32) -
             line: link.line,
             column: link.column,
         };
-        match resolve_inside(skill_dir, &link.target) {
-            Err(reason) => findings.push(Finding::new(
+        match link_state(skill_dir, skill_dir, &link.target) {
+            LinkState::Resolves => {}
+            LinkState::Escapes(reason) => findings.push(Finding::new(
                 Code::LinkEscapes,
                 position,
                 format!(
@@ -144,33 +145,58 @@ pub fn check_body(path: &Path, text: &str, body_offset: usize, body_line: u32) -
                     link.target
                 ),
             )),
-            Ok(target) => {
-                if !target.exists() {
-                    findings.push(Finding::new(
-                        Code::LinkBroken,
-                        position,
-                        format!(
-                            "link `{}` points to a file that does not exist — fix the path or add the file",
-                            link.target
-                        ),
-                    ));
-                } else if let (Ok(real), Ok(real_dir)) = (target.canonicalize(), skill_dir.canonicalize()) {
-                    if !real.starts_with(&real_dir) {
-                        findings.push(Finding::new(
-                            Code::LinkEscapes,
-                            position,
-                            format!(
-                                "link `{}` resolves through a symlink to {}, outside the skill folder — copy the file into the skill folder",
-                                link.target,
-                                real.display()
-                            ),
-                        ));
-                    }
-                }
-            }
+            LinkState::Missing => findings.push(Finding::new(
+                Code::LinkBroken,
+                position,
+                format!(
+                    "link `{}` points to a file that does not exist — fix the path or add the file",
+                    link.target
+                ),
+            )),
         }
     }
     findings
+}
+
+/// Where a local link of a skill leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkState {
+    /// To a file inside the skill folder (real path included).
+    Resolves,
+    /// Inside the folder on paper, but nothing is there.
+    Missing,
+    /// Out of the skill folder; the text says how.
+    Escapes(String),
+}
+
+/// Judge a link `target` written in a file that sits in `from_dir` (the
+/// skill folder or a folder inside it). `show`, `read` and `lint` all ask
+/// this one function, so they agree.
+pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState {
+    if Path::new(target).is_absolute() || target.starts_with(['/', '\\']) {
+        return LinkState::Escapes("is an absolute path".to_string());
+    }
+    let prefix = from_dir.strip_prefix(skill_dir).unwrap_or(Path::new(""));
+    let combined = if prefix.as_os_str().is_empty() {
+        target.to_string()
+    } else {
+        format!("{}/{target}", prefix.to_string_lossy())
+    };
+    let path = match resolve_inside(skill_dir, &combined) {
+        Ok(path) => path,
+        Err(reason) => return LinkState::Escapes(reason.to_string()),
+    };
+    if !path.exists() {
+        return LinkState::Missing;
+    }
+    match (path.canonicalize(), skill_dir.canonicalize()) {
+        (Ok(real), Ok(real_dir)) if real.starts_with(&real_dir) => LinkState::Resolves,
+        (Ok(real), Ok(_)) => LinkState::Escapes(format!(
+            "resolves through a symlink to {}, outside the skill folder",
+            real.display()
+        )),
+        _ => LinkState::Missing,
+    }
 }
 
 /// Resolve a relative link target inside `dir` without touching the disk;

@@ -107,6 +107,15 @@ pub struct FoundNamespaceFile {
     pub description: Option<String>,
 }
 
+/// A file found by the walk (for `grep`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedFile {
+    pub path: PathBuf,
+    /// Reached through a symlink (the file or a folder above it): its real
+    /// location must be checked before it is read on a skill's behalf.
+    pub through_link: bool,
+}
+
 /// A finding about a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathFinding {
@@ -121,7 +130,7 @@ pub struct ScanResult {
     pub namespace_files: Vec<FoundNamespaceFile>,
     pub findings: Vec<PathFinding>,
     /// Every other regular file, when `collect_files` is set.
-    pub files: Vec<PathBuf>,
+    pub files: Vec<ListedFile>,
 }
 
 #[derive(Default)]
@@ -129,16 +138,14 @@ struct Shared {
     skills: Mutex<Vec<FoundSkill>>,
     namespace_files: Mutex<Vec<FoundNamespaceFile>>,
     findings: Mutex<Vec<PathFinding>>,
-    files: Mutex<Vec<PathBuf>>,
+    files: Mutex<Vec<ListedFile>>,
     entries: AtomicUsize,
     entry_limit_hit: AtomicBool,
     /// Folders at the depth limit that were not descended into: count and
     /// the smallest path, so the report is the same on every run.
     depth_cut: Mutex<(usize, Option<PathBuf>)>,
-    /// Symlinked folders still to walk, with the depth of the link.
-    links: Mutex<Vec<(PathBuf, usize)>>,
-    /// Real folders already queued through a symlink.
-    linked: Mutex<std::collections::HashSet<PathBuf>>,
+    /// Symlinked folders found by the current walk: (depth, link, real folder).
+    links: Mutex<Vec<(usize, PathBuf, PathBuf)>>,
 }
 
 fn push<T>(list: &Mutex<Vec<T>>, item: T) {
@@ -162,24 +169,31 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     // Symlinks are followed by hand rather than by the walker, which would
     // otherwise stat every entry: a symlinked folder found during a walk is
     // queued and walked afterwards, at its depth, once per real folder.
+    // Links are gathered per round and the shallowest, then first by path,
+    // wins each real folder, so the choice does not depend on which walker
+    // thread got there first.
+    let mut linked = std::collections::HashSet::new();
     let mut pending = vec![(start, 0usize)];
-    while let Some((start, offset)) = pending.pop() {
-        walk(
-            root_index,
-            root,
-            &start,
-            offset,
-            &canonical_root,
-            options,
-            &shared,
-        );
-        pending.extend(
-            shared
-                .links
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .drain(..),
-        );
+    while !pending.is_empty() {
+        for (start, offset) in std::mem::take(&mut pending) {
+            walk(
+                root_index,
+                root,
+                &start,
+                offset,
+                &canonical_root,
+                options,
+                &shared,
+            );
+        }
+        let mut found =
+            std::mem::take(&mut *shared.links.lock().unwrap_or_else(|e| e.into_inner()));
+        found.sort();
+        for (depth, link, target) in found {
+            if linked.insert(target) {
+                pending.push((link, depth));
+            }
+        }
     }
 
     let mut out = ScanResult {
@@ -360,14 +374,7 @@ fn follow_link(
             );
             return None;
         }
-        if shared
-            .linked
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(target)
-        {
-            push(&shared.links, (path.to_path_buf(), depth));
-        }
+        push(&shared.links, (depth, path.to_path_buf(), target));
         return None;
     }
     Some(metadata.file_type())
@@ -502,7 +509,13 @@ fn visit(
             .iter()
             .any(|n| name == std::ffi::OsStr::new(n))
     {
-        push(&shared.files, path.to_path_buf());
+        push(
+            &shared.files,
+            ListedFile {
+                path: path.to_path_buf(),
+                through_link: offset > 0 || entry.path_is_symlink(),
+            },
+        );
     }
     WalkState::Continue
 }

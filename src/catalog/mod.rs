@@ -364,7 +364,7 @@ pub struct Catalog {
     by_id: HashMap<String, usize>,
     stats: BuildStats,
     /// Every non-skill file under the roots, when the builder collected them.
-    files: Option<Vec<PathBuf>>,
+    files: Option<Vec<scan::ListedFile>>,
 }
 
 impl Catalog {
@@ -401,7 +401,7 @@ impl Catalog {
 
     /// The paths of every file under the roots other than the skill files,
     /// in no particular order, when built with `collect_files(true)`.
-    pub fn files(&self) -> Option<&[PathBuf]> {
+    pub fn files(&self) -> Option<&[scan::ListedFile]> {
         self.files.as_deref()
     }
 

@@ -282,6 +282,7 @@ fn in_namespace(namespace: &str, filter: &str) -> bool {
     filter.is_empty() || namespace == filter || namespace.starts_with(&format!("{filter}/"))
 }
 
+#[allow(clippy::print_stderr)]
 fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     tokens::warm_up();
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
@@ -297,10 +298,11 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|n| n.display_name())
             .collect();
-        anyhow::bail!(
-            "no namespace `{filter}` — the namespaces are: {}",
+        eprintln!(
+            "skilldex: no namespace `{filter}` — the namespaces are: {}",
             names.join(", ")
         );
+        return Ok(ExitCode::from(1));
     }
     let skills: Vec<&Skill> = catalog
         .skills()
@@ -653,11 +655,19 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     if !broken.is_empty() {
         writeln!(out, "broken links: {}", broken.join(", "))?;
     }
-    writeln!(
-        out,
-        "{} lines {}–{} of {}\n",
-        result.path, result.start_line, result.end_line, result.total_lines
-    )?;
+    if result.start_line > result.end_line {
+        writeln!(
+            out,
+            "{}: nothing to show (the file ends here)\n",
+            result.path
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} lines {}–{} of {}\n",
+            result.path, result.start_line, result.end_line, result.total_lines
+        )?;
+    }
     out.write_all(result.content.as_bytes())?;
     if !result.content.ends_with('\n') && !result.content.is_empty() {
         writeln!(out)?;
@@ -666,7 +676,11 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "\n[cut at about {} tokens; continue with `skilldex read {} --lines {next}`]",
-            thousands(args.max_tokens),
+            thousands(if args.max_tokens == 0 {
+                crate::query::read::DEFAULT_MAX_TOKENS
+            } else {
+                args.max_tokens
+            }),
             if result.path == "SKILL.md" {
                 result.skill.clone()
             } else {

@@ -220,7 +220,10 @@ fn selected_skills<'a>(
 
 /// Like `files_in_order`, from the list of files the scan collected: each
 /// file goes to the skill whose folder is its nearest ancestor.
-fn files_from_list<'a>(skills: &[&'a Skill], all: &[PathBuf]) -> Vec<(&'a str, PathBuf, String)> {
+fn files_from_list<'a>(
+    skills: &[&'a Skill],
+    all: &[crate::scan::ListedFile],
+) -> Vec<(&'a str, PathBuf, String)> {
     let folders: HashMap<&Path, usize> = skills
         .iter()
         .enumerate()
@@ -228,10 +231,27 @@ fn files_from_list<'a>(skills: &[&'a Skill], all: &[PathBuf]) -> Vec<(&'a str, P
         .collect();
     // Folders of skills that were not selected still own their files.
     let mut per_skill: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); skills.len()];
-    for path in all {
+    let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
+    for listed in all {
+        let path = &listed.path;
         let mut dir = path.parent();
         while let Some(d) = dir {
             if let Some(&i) = folders.get(d) {
+                // A file reached through a symlink is searched only if its
+                // real location is inside the skill's real folder, the rule
+                // `read` applies.
+                if listed.through_link {
+                    let real_folder = real_folders
+                        .entry(i)
+                        .or_insert_with(|| skills[i].dir().canonicalize().ok());
+                    let inside = match (real_folder.as_deref(), path.canonicalize()) {
+                        (Some(folder), Ok(real)) => real.starts_with(folder),
+                        _ => false,
+                    };
+                    if !inside {
+                        break;
+                    }
+                }
                 let relative = path
                     .strip_prefix(d)
                     .unwrap_or(path)
@@ -359,6 +379,9 @@ fn search_file(
     path: &Path,
     relative: &str,
 ) -> Option<FileMatches> {
+    if request.max_count == Some(0) {
+        return None; // As with `rg -m 0`: no match is wanted.
+    }
     let mut sink = Collect {
         skill,
         relative,

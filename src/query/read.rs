@@ -433,9 +433,10 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     } else {
         None
     };
-    let body_offset = header_end_line
-        .and_then(|line| line_starts.get(line - 1).copied())
-        .unwrap_or(0);
+    let body_offset = match header_end_line {
+        Some(line) => line_starts.get(line - 1).copied().unwrap_or(text.len()),
+        None => 0,
+    };
 
     // Pick the lines: a section, a range, the body, or everything.
     let (first, last) = if let Some(heading) = &request.section {
@@ -459,10 +460,8 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     } else if request.raw {
         (1, total_lines)
     } else {
-        (
-            header_end_line.unwrap_or(1).min(total_lines.max(1)),
-            total_lines,
-        )
+        // The body; a file that is all header has an empty one.
+        (header_end_line.unwrap_or(1), total_lines)
     };
 
     let max_tokens = if request.max_tokens == 0 {
@@ -501,16 +500,16 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     }
     let next = (truncated && end_line < total_lines).then(|| format!("{}:", end_line + 1));
     let links = if is_markdown {
-        let folder_of_file = file.parent().unwrap_or(skill.dir());
+        // The folder of the file as the skill sees it (not its real path),
+        // so relative links resolve the way the author wrote them.
+        let logical = skill.dir().join(&relative);
+        let folder_of_file = logical.parent().unwrap_or(skill.dir());
         markdown::outline(text, body_offset)
             .links
             .into_iter()
             .map(|link| LinkState {
-                resolves: resolve_inside(folder_of_file, &link.target)
-                    .ok()
-                    .and_then(|p| p.canonicalize().ok())
-                    .zip(skill.dir().canonicalize().ok())
-                    .is_some_and(|(p, d)| p.starts_with(d) && p.exists()),
+                resolves: crate::rules::link_state(skill.dir(), folder_of_file, &link.target)
+                    == crate::rules::LinkState::Resolves,
                 target: link.target,
             })
             .collect()

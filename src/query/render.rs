@@ -36,6 +36,9 @@ pub const MIN_DESCRIPTION_CHARS: usize = 48;
 /// Bodies are inlined by `--mode auto` only for this many skills or fewer.
 pub const FULL_MODE_MAX_SKILLS: usize = 4;
 
+/// `--mode full` inlines no file larger than this.
+pub const FULL_MODE_MAX_FILE_BYTES: u64 = 256 * 1024;
+
 /// Without a budget, `--mode auto` inlines bodies only up to this size.
 pub const FULL_MODE_MAX_BYTES: usize = 16 * 1024;
 
@@ -413,11 +416,22 @@ impl<'a> Renderer<'a> {
             text.push_str("Each skill below is shown in full. Follow the one that matches your task; open the files it mentions only when needed.\n");
         }
         for entry in &self.entries {
-            let body = match read_text(&entry.skill.path) {
-                Ok(file) => file[entry.skill.body_offset.min(file.len())..]
-                    .trim()
-                    .to_string(),
-                Err(error) => format!("(this skill's file could not be read: {error})"),
+            // The file is read again (it may have changed since the scan):
+            // parse it afresh rather than trust the old offset, and do not
+            // inline a file too large for any prompt.
+            let body = if entry.skill.file_bytes > FULL_MODE_MAX_FILE_BYTES {
+                format!(
+                    "(this skill's file is {} bytes; read it from its path)",
+                    entry.skill.file_bytes
+                )
+            } else {
+                match read_text(&entry.skill.path) {
+                    Ok(file) => {
+                        let offset = crate::parse::parse_text(&file).body_offset;
+                        file.get(offset..).unwrap_or("").trim().to_string()
+                    }
+                    Err(error) => format!("(this skill's file could not be read: {error})"),
+                }
             };
             if xml {
                 let _ = write!(
@@ -496,7 +510,10 @@ impl<'a> Renderer<'a> {
             }
         }
         // Stage 2: collapse namespaces, largest first.
-        if let Some(found) = self.collapse(budget) {
+        // Stage 2, with `--mode namespaces` only checks that the collapsed
+        // form fits: that mode never lists skills one by one.
+        let expand = plan.expanded.iter().any(|e| *e);
+        if let Some(found) = self.collapse(budget, expand) {
             return found;
         }
         // Stage 3: merge into parent folders, then cut the list.
@@ -534,7 +551,7 @@ impl<'a> Renderer<'a> {
     /// Collapse namespaces largest-first until the rest fits with
     /// descriptions at the floor, then give the freed room back to the
     /// descriptions that remain.
-    fn collapse(&self, budget: Budget) -> Option<(Plan, String, usize, bool)> {
+    fn collapse(&self, budget: Budget, expand: bool) -> Option<(Plan, String, usize, bool)> {
         let groups = self.namespace_groups.clone();
         let count = groups.len();
         let all_collapsed = Plan {
@@ -558,7 +575,7 @@ impl<'a> Renderer<'a> {
         });
         let mut best = (all_collapsed.clone(), text, cost);
         let mut plan = all_collapsed;
-        for index in order {
+        for index in order.into_iter().filter(|_| expand) {
             plan.expanded[index] = true;
             let text = self.compose(&plan, self.text_format);
             // Cheap rejection before the exact count.

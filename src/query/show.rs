@@ -6,7 +6,7 @@
 //! Nested skill folders are named but not entered (they are skills of their
 //! own); symlinks are listed but not followed out of the skill folder.
 
-use crate::catalog::{read_text, resolve_inside, Catalog};
+use crate::catalog::{read_text, Catalog};
 use crate::model::{Diagnostic, Skill};
 use crate::parse::{self, markdown};
 use crate::tokens;
@@ -83,7 +83,8 @@ pub fn skill_detail<'a>(
         .map(|link| LinkInfo {
             target: link.target.clone(),
             line: link.line,
-            resolves: resolve_inside(dir, &link.target).is_ok_and(|p| p.exists()),
+            resolves: crate::rules::link_state(dir, dir, &link.target)
+                == crate::rules::LinkState::Resolves,
         })
         .collect();
     let mut sub_files = Vec::new();

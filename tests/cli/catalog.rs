@@ -229,3 +229,32 @@ fn lint_json_shape_and_exit_codes() {
     assert_eq!(d["code"], "frontmatter-missing");
     assert_eq!(run_bad.json()["summary"]["errors"], 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn many_links_to_one_folder_pick_the_same_one_every_time() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "shared/x/SKILL.md",
+        skill_md("x", "X. Use when x."),
+    );
+    let root = temp.path().join("root");
+    for i in 1..=12 {
+        std::fs::create_dir_all(root.join(format!("d{i}"))).unwrap();
+        symlink(temp.path().join("shared"), root.join(format!("d{i}/link"))).unwrap();
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let out = run(&["list", "--json", "--root", root.to_str().unwrap()]);
+        let json = out.json();
+        assert_eq!(json["skills"].as_array().unwrap().len(), 1, "{json}");
+        seen.insert(json["skills"][0]["path"].as_str().unwrap().to_string());
+    }
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(
+        seen.iter().next().unwrap().ends_with("d1/link/x/SKILL.md"),
+        "{seen:?}"
+    );
+}

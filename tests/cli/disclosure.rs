@@ -195,6 +195,13 @@ fn line_ranges_and_sub_files() {
         missing.stderr.contains("has no file `references/none.md`"),
         "{missing:?}"
     );
+    write(
+        &temp.path().join("root"),
+        "tools/bare/SKILL.md",
+        "---\nname: bare\ndescription: Only a header. Use when testing.\n---\n",
+    );
+    let bare = read(&temp, &["bare", "--json"]).json();
+    assert_eq!(bare["content"], "", "{bare}");
     let unknown = read(&temp, &["gude"]);
     assert_eq!(unknown.code, 1);
     assert!(
@@ -318,6 +325,10 @@ fn no_path_leads_out_of_the_skill() {
             "{attempt}: {out:?}"
         );
     }
+    // grep does not search through those links either.
+    let searched = grep(&temp, &["top secret"]);
+    assert_eq!(searched.code, 1, "{searched:?}");
+    assert!(searched.stdout.is_empty(), "{searched:?}");
     // A link that stays inside the skill folder is fine.
     let inside = read(&temp, &["guide/references/inside.md", "--json"]);
     assert_eq!(inside.code, 0, "{inside:?}");
@@ -377,6 +388,8 @@ fn grep_options_match_ripgrep_semantics() {
         context.stdout,
         "guide/references/ref.md-3-alpha line\nguide/references/ref.md:4:beta line\nguide/references/ref.md-5-gamma line\n"
     );
+    let zero = grep(&temp, &["-m", "0", "line"]);
+    assert_eq!(zero.code, 1, "{zero:?}");
     let per_file = grep(&temp, &["-m", "1", "line"]);
     assert!(
         per_file

@@ -429,7 +429,7 @@ fn list_shows_a_tree_and_respects_no_color() {
     );
     assert!(!only.stdout.contains("git-bisect"));
     let bad = run(&["list", "--namespace", "nope"]);
-    assert_eq!(bad.code, 2, "{bad:?}");
+    assert_eq!(bad.code, 1, "{bad:?}");
     assert!(bad.stderr.contains("data, dev, docs"), "{bad:?}");
     let json = run(&["list", "--json"]).json();
     assert_eq!(json["skills"].as_array().unwrap().len(), 15);
