@@ -290,14 +290,9 @@ fn files_from_list<'a>(
 
 /// (skill id, file, path inside the skill) for every file of `skills`, in
 /// answer order: skills in catalog order, `SKILL.md` first, then by path.
+/// Used when the catalog was built without its file list.
 fn files_in_order<'a>(skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
-    // Folders of every selected skill, so a nested skill's files are not
-    // counted as its parent's.
-    let folders: HashMap<&Path, usize> = skills
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.dir(), i))
-        .collect();
+    use super::files::{list_skill_folder, EntryKind};
     let mut out = Vec::new();
     for skill in skills {
         out.push((
@@ -305,19 +300,12 @@ fn files_in_order<'a>(skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
             skill.path.clone(),
             file_name(&skill.path),
         ));
-        let mut rest = Vec::new();
-        collect(
-            skill.dir(),
-            skill.dir(),
-            &skill.path,
-            &folders,
-            &mut rest,
-            0,
-        );
-        rest.sort_by(|a, b| a.1.cmp(&b.1));
         out.extend(
-            rest.into_iter()
-                .map(|(path, relative)| (skill.id.as_str(), path, relative)),
+            list_skill_folder(skill)
+                .entries
+                .into_iter()
+                .filter(|e| e.kind == EntryKind::File)
+                .map(|e| (skill.id.as_str(), e.absolute, e.path)),
         );
     }
     out
@@ -327,47 +315,6 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-fn collect(
-    root: &Path,
-    dir: &Path,
-    skill_file: &Path,
-    folders: &HashMap<&Path, usize>,
-    out: &mut Vec<(PathBuf, String)>,
-    depth: usize,
-) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            let skip = crate::scan::SKIPPED_DIRS
-                .iter()
-                .any(|s| name == std::ffi::OsStr::new(s));
-            let nested = folders.contains_key(path.as_path())
-                || crate::scan::SKILL_FILE_NAMES
-                    .iter()
-                    .any(|n| path.join(n).is_file());
-            if !skip && !nested && depth < 16 {
-                collect(root, &path, skill_file, folders, out, depth + 1);
-            }
-        } else if kind.is_file() && path != skill_file {
-            let relative = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            out.push((path, relative));
-        }
-    }
 }
 
 /// Search one file; `None` when it has no match (or is binary/unreadable).

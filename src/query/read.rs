@@ -12,7 +12,7 @@ use crate::model::Skill;
 use crate::parse::{self, markdown};
 use crate::tokens;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Default cap of one read, in o200k tokens.
 pub const DEFAULT_MAX_TOKENS: usize = 5_000;
@@ -245,69 +245,21 @@ pub fn resolve_target<'a>(
     })
 }
 
-/// Every file of a skill folder, relative, sorted; nested skill folders are
-/// listed by their `SKILL.md` and not entered.
+/// Every file of a skill folder, relative, sorted (see `files`).
 pub fn skill_files(skill: &Skill) -> Vec<ListedFile> {
-    let mut out = Vec::new();
-    collect_files(skill.dir(), skill.dir(), &skill.path, &mut out, 0);
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-fn collect_files(
-    root: &Path,
-    dir: &Path,
-    skill_file: &Path,
-    out: &mut Vec<ListedFile>,
-    depth: usize,
-) {
-    const MAX_FILES: usize = 1_000;
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if out.len() >= MAX_FILES {
-            return;
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if crate::scan::SKIPPED_DIRS.contains(&name.as_str()) {
-            continue;
-        }
-        let relative = relative_string(root, &path);
-        if path.is_dir() {
-            if let Some(nested) = crate::scan::SKILL_FILE_NAMES
-                .iter()
-                .map(|n| path.join(n))
-                .find(|p| p.is_file())
-            {
-                out.push(ListedFile {
-                    path: relative_string(root, &nested),
-                    kind: Some("nested skill"),
-                });
-            } else if depth < 8 {
-                collect_files(root, &path, skill_file, out, depth + 1);
-            }
-        } else if path != skill_file {
-            out.push(ListedFile {
-                path: relative,
-                kind: None,
-            });
-        }
-    }
-}
-
-fn relative_string(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
+    use super::files::{list_skill_folder, EntryKind};
+    list_skill_folder(skill)
+        .entries
+        .into_iter()
+        .map(|entry| ListedFile {
+            kind: match entry.kind {
+                EntryKind::File => None,
+                EntryKind::NestedSkill => Some("nested skill"),
+                EntryKind::Symlink => Some("symlink"),
+            },
+            path: entry.path,
+        })
+        .collect()
 }
 
 /// Resolve `relative` inside the skill folder, on paper and on disk.

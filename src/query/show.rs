@@ -11,10 +11,8 @@ use crate::model::{Diagnostic, Skill};
 use crate::parse::{self, markdown};
 use crate::tokens;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Stop listing a skill folder after this many files.
-pub const MAX_SUB_FILES: usize = 2_000;
 /// Text files up to this size are counted with the tokenizer; larger ones
 /// are estimated at four bytes a token.
 const EXACT_TOKENS_MAX_BYTES: u64 = 256 * 1024;
@@ -87,10 +85,7 @@ pub fn skill_detail<'a>(
                 == crate::rules::LinkState::Resolves,
         })
         .collect();
-    let mut sub_files = Vec::new();
-    let mut truncated = false;
-    list_folder(dir, dir, skill, &mut sub_files, &mut truncated, 0);
-    sub_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let (sub_files, truncated) = sub_files(skill);
     let diagnostics = catalog
         .diagnostics()
         .iter()
@@ -108,87 +103,42 @@ pub fn skill_detail<'a>(
     })
 }
 
-fn relative_name(dir: &Path, path: &Path) -> String {
-    path.strip_prefix(dir)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-fn list_folder(
-    root: &Path,
-    dir: &Path,
-    skill: &Skill,
-    out: &mut Vec<SubFile>,
-    truncated: &mut bool,
-    depth: usize,
-) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for path in entries {
-        if out.len() >= MAX_SUB_FILES {
-            *truncated = true;
-            return;
-        }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if crate::scan::SKIPPED_DIRS.contains(&name.as_str()) {
-            continue;
-        }
-        let Ok(link_meta) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if link_meta.file_type().is_symlink() {
-            out.push(SubFile {
-                path: relative_name(root, &path),
+fn sub_files(skill: &Skill) -> (Vec<SubFile>, bool) {
+    use super::files::{list_skill_folder, EntryKind};
+    let listing = list_skill_folder(skill);
+    let files = listing
+        .entries
+        .into_iter()
+        .map(|entry| match entry.kind {
+            EntryKind::File => describe_file(&entry.path, &entry.absolute, entry.bytes),
+            EntryKind::NestedSkill => SubFile {
+                description: read_text(&entry.absolute)
+                    .ok()
+                    .and_then(|t| parse::frontmatter::description_of(&t))
+                    .map(|d| crate::model::one_line(&d)),
+                path: entry.path,
+                kind: SubFileKind::NestedSkill,
+                bytes: entry.bytes,
+                tokens: None,
+                estimated: false,
+            },
+            EntryKind::Symlink => SubFile {
+                description: std::fs::read_link(&entry.absolute)
+                    .ok()
+                    .map(|t| format!("→ {}", t.display())),
+                path: entry.path,
                 kind: SubFileKind::Symlink,
                 bytes: 0,
                 tokens: None,
                 estimated: false,
-                description: std::fs::read_link(&path)
-                    .ok()
-                    .map(|t| format!("→ {}", t.display())),
-            });
-            continue;
-        }
-        if link_meta.is_dir() {
-            let nested = crate::scan::SKILL_FILE_NAMES
-                .iter()
-                .map(|n| path.join(n))
-                .find(|p| p.is_file());
-            if let Some(nested) = nested {
-                let description = read_text(&nested)
-                    .ok()
-                    .and_then(|t| parse::frontmatter::description_of(&t));
-                out.push(SubFile {
-                    path: relative_name(root, &nested),
-                    kind: SubFileKind::NestedSkill,
-                    bytes: std::fs::metadata(&nested).map(|m| m.len()).unwrap_or(0),
-                    tokens: None,
-                    estimated: false,
-                    description: description.map(|d| crate::model::one_line(&d)),
-                });
-            } else if depth < 8 {
-                list_folder(root, &path, skill, out, truncated, depth + 1);
-            }
-            continue;
-        }
-        if path == skill.path || !link_meta.is_file() {
-            continue;
-        }
-        out.push(describe_file(root, &path, link_meta.len()));
-    }
+            },
+        })
+        .collect();
+    (files, listing.truncated)
 }
 
-fn describe_file(root: &Path, path: &Path, bytes: u64) -> SubFile {
-    let relative = relative_name(root, path);
+fn describe_file(relative: &str, path: &Path, bytes: u64) -> SubFile {
+    let relative = relative.to_string();
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
