@@ -148,6 +148,19 @@ struct Shared {
     links: Mutex<Vec<(usize, PathBuf, PathBuf)>>,
 }
 
+impl Shared {
+    /// Record a finding about `path` (positioned at its start).
+    fn report(&self, path: &Path, code: Code, message: impl Into<String>) {
+        push(
+            &self.findings,
+            PathFinding {
+                path: path.to_path_buf(),
+                finding: Finding::new(code, Position::START, message),
+            },
+        );
+    }
+}
+
 fn push<T>(list: &Mutex<Vec<T>>, item: T) {
     // A poisoned lock only means another walker thread panicked; the data
     // is still a valid Vec.
@@ -324,54 +337,34 @@ fn follow_link(
             let target = std::fs::read_link(path)
                 .map(|t| t.display().to_string())
                 .unwrap_or_else(|_| "?".into());
-            push(
-                &shared.findings,
-                PathFinding {
-                    path: path.to_path_buf(),
-                    finding: Finding::new(
-                        Code::DanglingSymlink,
-                        Position::START,
-                        format!("dangling symlink: its target {target} does not exist — fix or delete the link"),
-                    ),
-                },
+            shared.report(
+                path,
+                Code::DanglingSymlink,
+                format!(
+                    "dangling symlink: its target {target} does not exist — fix or delete the link"
+                ),
             );
             return None;
         }
     };
     let target = path.canonicalize().ok()?;
     if !target.starts_with(canonical_root) {
-        push(
-            &shared.findings,
-            PathFinding {
-                path: path.to_path_buf(),
-                finding: Finding::new(
-                    Code::SymlinkOutsideRoot,
-                    Position::START,
-                    format!(
-                        "symlink leads outside the root, to {}; followed",
-                        target.display()
-                    ),
-                ),
-            },
+        shared.report(
+            path,
+            Code::SymlinkOutsideRoot,
+            format!(
+                "symlink leads outside the root, to {}; followed",
+                target.display()
+            ),
         );
     }
     if metadata.is_dir() {
         let parent = path.parent().and_then(|p| p.canonicalize().ok());
         if parent.as_deref().is_some_and(|p| p.starts_with(&target)) {
-            push(
-                &shared.findings,
-                PathFinding {
-                    path: path.to_path_buf(),
-                    finding: Finding::new(
-                        Code::SymlinkLoop,
-                        Position::START,
-                        format!(
+            shared.report(path, Code::SymlinkLoop, format!(
                             "symlink loop: this leads back to {}, which contains it; not followed — remove the link or point it elsewhere",
                             target.display()
-                        ),
-                    ),
-                },
-            );
+                        ));
             return None;
         }
         push(&shared.links, (depth, path.to_path_buf(), target));
@@ -406,17 +399,7 @@ fn visit(
             .iter()
             .any(|n| entry.file_name() == std::ffi::OsStr::new(n))
         {
-            push(
-                &shared.findings,
-                PathFinding {
-                    path: path.to_path_buf(),
-                    finding: Finding::new(
-                        Code::NotAFile,
-                        Position::START,
-                        "this is a folder, not a regular file; the skill around it was not loaded — replace it with a Markdown file",
-                    ),
-                },
-            );
+            shared.report(path, Code::NotAFile, "this is a folder, not a regular file; the skill around it was not loaded — replace it with a Markdown file");
         }
         if depth == limits.max_depth && depth > 0 {
             let mut cut = shared.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
@@ -434,17 +417,7 @@ fn visit(
         .any(|n| name == std::ffi::OsStr::new(n))
     {
         if !file_type.is_file() {
-            push(
-                &shared.findings,
-                PathFinding {
-                    path: path.to_path_buf(),
-                    finding: Finding::new(
-                        Code::NotAFile,
-                        Position::START,
-                        "this is not a regular file (a pipe, socket or device?) and was not read — replace it with a Markdown file",
-                    ),
-                },
-            );
+            shared.report(path, Code::NotAFile, "this is not a regular file (a pipe, socket or device?) and was not read — replace it with a Markdown file");
             return WalkState::Continue;
         }
         let folder_name = folder_name_of(path);
