@@ -425,9 +425,21 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     let mut used = 0;
     let mut end_line = first.saturating_sub(1);
     let mut truncated = false;
+    // A token covers at least one byte: a selection no longer in bytes than
+    // the cap fits without loading the tokenizer.
+    let selected_bytes = if first <= last {
+        line_starts.get(last).copied().unwrap_or(text.len()) - line_starts[first - 1]
+    } else {
+        0
+    };
+    let exact = selected_bytes > max_tokens;
     for number in first..=last {
         let line = line_text(text, &line_starts, number);
-        let cost = tokens::count(line);
+        let cost = if exact {
+            tokens::count(line)
+        } else {
+            line.len()
+        };
         if used + cost > max_tokens {
             if number == first {
                 // One line larger than the whole cap: show its start.
