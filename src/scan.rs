@@ -59,15 +59,39 @@ impl Default for ScanLimits {
     }
 }
 
-/// What a scan does: the bounds, and whether bodies are checked too.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A regular file met by the walk, handed to a `FileVisitor`.
+#[derive(Debug, Clone, Copy)]
+pub struct VisitedFile<'a> {
+    pub path: &'a Path,
+    /// The file's bytes when the scan read it whole anyway (skill files);
+    /// otherwise the visitor reads it if it wants to.
+    pub bytes: Option<&'a [u8]>,
+    /// Reached through a symlink (the file or a folder above it).
+    pub through_link: bool,
+}
+
+/// Called from the walker threads for every regular file, so work on file
+/// contents (`grep`) can ride along with the scan instead of walking again.
+pub type FileVisitor = std::sync::Arc<dyn Fn(VisitedFile<'_>) + Send + Sync>;
+
+/// What a scan does: the bounds, whether bodies are checked, and an
+/// optional visitor of every file.
+#[derive(Clone, Default)]
 pub struct ScanOptions {
     pub limits: ScanLimits,
     /// Run the body checks (size, links) of `lint` while reading.
     pub check_bodies: bool,
-    /// Also list every other regular file (for `grep`, which then needs no
-    /// second walk).
-    pub collect_files: bool,
+    pub visitor: Option<FileVisitor>,
+}
+
+impl std::fmt::Debug for ScanOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("limits", &self.limits)
+            .field("check_bodies", &self.check_bodies)
+            .field("visitor", &self.visitor.is_some())
+            .finish()
+    }
 }
 
 /// Identity of a file on disk, so one file reached through two paths (a
@@ -107,15 +131,6 @@ pub struct FoundNamespaceFile {
     pub description: Option<String>,
 }
 
-/// A file found by the walk (for `grep`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListedFile {
-    pub path: PathBuf,
-    /// Reached through a symlink (the file or a folder above it): its real
-    /// location must be checked before it is read on a skill's behalf.
-    pub through_link: bool,
-}
-
 /// A finding about a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathFinding {
@@ -129,8 +144,6 @@ pub struct ScanResult {
     pub skills: Vec<FoundSkill>,
     pub namespace_files: Vec<FoundNamespaceFile>,
     pub findings: Vec<PathFinding>,
-    /// Every other regular file, when `collect_files` is set.
-    pub files: Vec<ListedFile>,
 }
 
 #[derive(Default)]
@@ -138,7 +151,6 @@ struct Shared {
     skills: Mutex<Vec<FoundSkill>>,
     namespace_files: Mutex<Vec<FoundNamespaceFile>>,
     findings: Mutex<Vec<PathFinding>>,
-    files: Mutex<Vec<ListedFile>>,
     entries: AtomicUsize,
     entry_limit_hit: AtomicBool,
     /// Folders at the depth limit that were not descended into: count and
@@ -222,7 +234,6 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             .findings
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
-        files: shared.files.into_inner().unwrap_or_else(|e| e.into_inner()),
     };
     if shared.entry_limit_hit.load(Ordering::Relaxed) {
         out.findings.push(PathFinding {
@@ -388,6 +399,7 @@ fn visit(
     };
     let path = entry.path();
     let depth = entry.depth() + offset;
+    let through_link = offset > 0 || entry.path_is_symlink();
     if file_type.is_symlink() {
         match follow_link(path, depth, canonical_root, shared) {
             Some(target_type) => file_type = target_type,
@@ -421,7 +433,7 @@ fn visit(
             return WalkState::Continue;
         }
         let folder_name = folder_name_of(path);
-        match read_skill_file(path, &folder_name, options) {
+        match read_skill_file(path, &folder_name, options, through_link) {
             Ok(found) => {
                 let namespace = relative
                     .parent()
@@ -476,19 +488,17 @@ fn visit(
             },
         );
     }
-    if options.collect_files
-        && file_type.is_file()
-        && !SKILL_FILE_NAMES
+    if let Some(visitor) = &options.visitor {
+        let is_skill_file = SKILL_FILE_NAMES
             .iter()
-            .any(|n| name == std::ffi::OsStr::new(n))
-    {
-        push(
-            &shared.files,
-            ListedFile {
-                path: path.to_path_buf(),
-                through_link: offset > 0 || entry.path_is_symlink(),
-            },
-        );
+            .any(|n| name == std::ffi::OsStr::new(n));
+        if file_type.is_file() && !is_skill_file {
+            visitor(VisitedFile {
+                path,
+                bytes: None,
+                through_link,
+            });
+        }
     }
     WalkState::Continue
 }
@@ -615,6 +625,7 @@ fn read_skill_file(
     path: &Path,
     folder_name: &str,
     options: &ScanOptions,
+    through_link: bool,
 ) -> Result<ReadSkill, Finding> {
     let max_file_bytes = options.limits.max_file_bytes;
     let read_error = |error: std::io::Error| {
@@ -655,6 +666,13 @@ fn read_skill_file(
         if let Some(newline) = bytes.iter().rposition(|&b| b == b'\n') {
             bytes.truncate(newline + 1);
         }
+    }
+    if let Some(visitor) = &options.visitor {
+        visitor(VisitedFile {
+            path,
+            bytes: (!partial).then_some(bytes.as_slice()),
+            through_link,
+        });
     }
     let (text, utf8) = parse::decode(&bytes);
     let mut parsed = parse::parse_text(&text);

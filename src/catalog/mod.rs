@@ -24,14 +24,26 @@ pub enum CatalogError {
     RootNotADirectory(PathBuf),
 }
 
+impl std::fmt::Debug for CatalogBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogBuilder")
+            .field("roots", &self.roots)
+            .field("limits", &self.limits)
+            .field("profile", &self.profile)
+            .field("check_bodies", &self.check_bodies)
+            .field("visitor", &self.visitor.is_some())
+            .finish()
+    }
+}
+
 /// Configuration of a catalog build.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct CatalogBuilder {
     roots: Vec<PathBuf>,
     limits: ScanLimits,
     profile: Profile,
     check_bodies: bool,
-    collect_files: bool,
+    visitor: Option<scan::FileVisitor>,
 }
 
 impl CatalogBuilder {
@@ -79,10 +91,10 @@ impl CatalogBuilder {
         self
     }
 
-    /// Also keep the paths of every other file under the roots, so
-    /// `query::grep` needs no second walk.
-    pub fn collect_files(mut self, collect: bool) -> Self {
-        self.collect_files = collect;
+    /// Hand every regular file under the roots to `visitor` while
+    /// scanning (see `scan::FileVisitor`).
+    pub fn file_visitor(mut self, visitor: scan::FileVisitor) -> Self {
+        self.visitor = Some(visitor);
         self
     }
 
@@ -103,12 +115,11 @@ impl CatalogBuilder {
         let mut assembly = Assembly::new(self.profile);
         let mut found = Vec::new();
         let mut namespace_files = Vec::new();
-        let mut files = Vec::new();
         for (index, root) in self.roots.iter().enumerate() {
             let options = ScanOptions {
                 limits: self.limits.clone(),
                 check_bodies: self.check_bodies,
-                collect_files: self.collect_files,
+                visitor: self.visitor.clone(),
             };
             let result = scan::scan_root(index, root, &options);
             for item in result.findings {
@@ -116,7 +127,6 @@ impl CatalogBuilder {
             }
             found.extend(result.skills);
             namespace_files.extend(result.namespace_files);
-            files.extend(result.files);
         }
         let scanned = started.elapsed();
         let files_read = found.len() + namespace_files.len();
@@ -129,7 +139,6 @@ impl CatalogBuilder {
             namespaces,
             assembly.diagnostics,
         );
-        catalog.files = self.collect_files.then_some(files);
         catalog.stats = BuildStats {
             scan: scanned,
             total: started.elapsed(),
@@ -363,8 +372,6 @@ pub struct Catalog {
     diagnostics: Vec<Diagnostic>,
     by_id: HashMap<String, usize>,
     stats: BuildStats,
-    /// Every non-skill file under the roots, when the builder collected them.
-    files: Option<Vec<scan::ListedFile>>,
 }
 
 impl Catalog {
@@ -395,14 +402,7 @@ impl Catalog {
             diagnostics,
             by_id,
             stats: BuildStats::default(),
-            files: None,
         }
-    }
-
-    /// The paths of every file under the roots other than the skill files,
-    /// in no particular order, when built with `collect_files(true)`.
-    pub fn files(&self) -> Option<&[scan::ListedFile]> {
-        self.files.as_deref()
     }
 
     pub fn stats(&self) -> BuildStats {

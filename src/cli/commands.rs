@@ -700,7 +700,6 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
 #[allow(clippy::print_stderr)]
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     use crate::query::{GrepError, LineKind};
-    let catalog = build(&builder(&cli.global, Profile::Spec)?.collect_files(true))?;
     let request = query::GrepRequest {
         pattern: args.pattern.clone(),
         fixed_strings: args.fixed_strings,
@@ -715,16 +714,24 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         skill: args.skill.clone(),
         namespace: args.namespace.clone(),
     };
-    let result = match query::grep(&catalog, &request) {
-        Ok(result) => result,
-        Err(error) => {
-            eprintln!("skilldex: {error}");
-            let code = match error {
-                GrepError::Pattern(_) => 2,
-                GrepError::UnknownSkill { .. } | GrepError::UnknownNamespace(_) => 1,
-            };
-            return Ok(ExitCode::from(code));
+    let report = |error: GrepError| {
+        eprintln!("skilldex: {error}");
+        // A bad pattern is a usage error; an unknown skill or namespace
+        // is "no match".
+        match error {
+            GrepError::Pattern(_) => ExitCode::from(2),
+            GrepError::UnknownSkill { .. } | GrepError::UnknownNamespace(_) => ExitCode::from(1),
         }
+    };
+    // The search rides along with the scan: one walk, each file read once.
+    let search = match query::grep::ScanSearch::new(&request) {
+        Ok(search) => search,
+        Err(error) => return Ok(report(error)),
+    };
+    let catalog = build(&builder(&cli.global, Profile::Spec)?.file_visitor(search.visitor()))?;
+    let result = match search.finish(&catalog) {
+        Ok(result) => result,
+        Err(error) => return Ok(report(error)),
     };
     let mut out = stdout();
     let context = request.before_context + request.after_context > 0;
@@ -738,7 +745,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
                 out.write_all(b"\n")?;
             }
             for line in &file.lines {
-                serde_json::to_writer(&mut out, line)?;
+                serde_json::to_writer(&mut out, &file.line_json(line))?;
                 out.write_all(b"\n")?;
             }
             continue;

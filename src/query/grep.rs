@@ -47,17 +47,30 @@ pub enum LineKind {
     Context,
 }
 
-/// One line of the answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One line of the answer; its skill and path are those of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrepLine {
-    #[serde(rename = "type")]
     pub kind: LineKind,
-    pub skill: String,
-    /// Path inside the skill folder.
-    pub path: String,
     pub line: u64,
     /// The line without its line ending (invalid UTF-8 replaced).
     pub text: String,
+}
+
+impl FileMatches {
+    /// One line as the JSON object `grep --json` prints:
+    /// `{"type","skill","path","line","text"}`.
+    pub fn line_json(&self, line: &GrepLine) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert(
+            "type".into(),
+            serde_json::to_value(line.kind).unwrap_or_default(),
+        );
+        object.insert("skill".into(), self.skill.clone().into());
+        object.insert("path".into(), self.path.clone().into());
+        object.insert("line".into(), line.line.into());
+        object.insert("text".into(), line.text.clone().into());
+        serde_json::Value::Object(object)
+    }
 }
 
 /// The matches of one file.
@@ -94,18 +107,9 @@ const BATCH: usize = 512;
 
 /// Search the catalog's files.
 pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, GrepError> {
-    let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(request.ignore_case)
-        .case_smart(request.smart_case && !request.ignore_case)
-        .word(request.word)
-        .fixed_strings(request.fixed_strings)
-        .build(&request.pattern)
-        .map_err(|e| GrepError::Pattern(e.to_string()))?;
+    let matcher = matcher(request)?;
     let skills = selected_skills(catalog, request)?;
-    let files = match catalog.files() {
-        Some(all) => files_from_list(&skills, all),
-        None => files_in_order(&skills),
-    };
+    let files = files_in_order(&skills);
     let mut result = GrepResult::default();
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -130,29 +134,195 @@ pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, Grep
                 });
             }
         });
-        for slot in slots {
-            let Some(mut file) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) else {
-                continue;
-            };
-            if let Some(cap) = request.max_results {
-                let room = cap.saturating_sub(result.matches);
-                if file.matches > room {
-                    // More matches than the cap allows: keep what fits and
-                    // say that the answer was cut.
-                    cut_to(&mut file, room, request.after_context);
-                    result.truncated = true;
-                }
-            }
-            if file.matches > 0 {
-                result.matches += file.matches;
-                result.files.push(file);
-            }
-            if result.truncated {
-                return Ok(result);
-            }
+        let batch_files = slots
+            .into_iter()
+            .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()));
+        if add_in_order(&mut result, batch_files, request) {
+            return Ok(result);
         }
     }
     Ok(result)
+}
+
+fn matcher(request: &GrepRequest) -> Result<grep_regex::RegexMatcher, GrepError> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(request.ignore_case)
+        .case_smart(request.smart_case && !request.ignore_case)
+        .word(request.word)
+        .fixed_strings(request.fixed_strings)
+        .build(&request.pattern)
+        .map_err(|e| GrepError::Pattern(e.to_string()))
+}
+
+/// Append files' matches in answer order under the global cap. Returns true
+/// when the cap cut the answer (nothing more should be added).
+fn add_in_order(
+    result: &mut GrepResult,
+    files: impl IntoIterator<Item = Option<FileMatches>>,
+    request: &GrepRequest,
+) -> bool {
+    for mut file in files.into_iter().flatten() {
+        if let Some(cap) = request.max_results {
+            let room = cap.saturating_sub(result.matches);
+            if file.matches > room {
+                // More matches than the cap allows: keep what fits and say
+                // that the answer was cut.
+                cut_to(&mut file, room, request.after_context);
+                result.truncated = true;
+            }
+        }
+        if file.matches > 0 {
+            result.matches += file.matches;
+            result.files.push(file);
+        }
+        if result.truncated {
+            return true;
+        }
+    }
+    false
+}
+
+/// A search that runs inside the catalog scan: every file is searched in
+/// the walker thread that finds it (skill files from the bytes the scan
+/// read anyway), so the tree is walked and read once. `finish` then gives
+/// each file to its skill and orders the answer as `grep` does.
+pub struct ScanSearch {
+    inner: std::sync::Arc<ScanSearchInner>,
+}
+
+struct ScanSearchInner {
+    matcher: grep_regex::RegexMatcher,
+    request: GrepRequest,
+    hits: std::sync::Mutex<Vec<(PathBuf, bool, FileMatches)>>,
+}
+
+thread_local! {
+    /// One searcher per walker thread, rebuilt only when the context
+    /// settings change (a searcher owns a 64 KiB buffer).
+    static SEARCHER: std::cell::RefCell<Option<((usize, usize), Searcher)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl ScanSearch {
+    /// Compile the pattern; fails on a bad pattern before anything is read.
+    pub fn new(request: &GrepRequest) -> Result<Self, GrepError> {
+        Ok(ScanSearch {
+            inner: std::sync::Arc::new(ScanSearchInner {
+                matcher: matcher(request)?,
+                request: request.clone(),
+                hits: std::sync::Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// The visitor to give `CatalogBuilder::file_visitor`.
+    pub fn visitor(&self) -> crate::scan::FileVisitor {
+        let inner = std::sync::Arc::clone(&self.inner);
+        std::sync::Arc::new(move |file: crate::scan::VisitedFile<'_>| {
+            let request = &inner.request;
+            let key = (request.before_context, request.after_context);
+            let found = SEARCHER.with(|cell| {
+                let mut cell = cell.borrow_mut();
+                if cell.as_ref().is_none_or(|(k, _)| *k != key) {
+                    *cell = Some((key, searcher(request)));
+                }
+                let (_, searcher) = cell.as_mut()?;
+                match file.bytes {
+                    Some(bytes) => search_bytes(searcher, &inner.matcher, request, bytes),
+                    None => search_file(searcher, &inner.matcher, request, "", file.path, ""),
+                }
+            });
+            if let Some(mut found) = found {
+                // A file can never contribute more than the whole answer.
+                if let Some(cap) = request.max_results {
+                    if found.matches > cap + 1 {
+                        cut_to(&mut found, cap + 1, request.after_context);
+                    }
+                }
+                inner.hits.lock().unwrap_or_else(|e| e.into_inner()).push((
+                    file.path.to_path_buf(),
+                    file.through_link,
+                    found,
+                ));
+            }
+        })
+    }
+
+    /// Give each hit to its skill and order the answer.
+    pub fn finish(self, catalog: &Catalog) -> Result<GrepResult, GrepError> {
+        let request = &self.inner.request;
+        let selected = selected_skills(catalog, request)?;
+        let hits = std::mem::take(&mut *self.inner.hits.lock().unwrap_or_else(|e| e.into_inner()));
+        let all = catalog.skills();
+        let folders: HashMap<&Path, usize> =
+            all.iter().enumerate().map(|(i, s)| (s.dir(), i)).collect();
+        let wanted: HashMap<&str, usize> = selected
+            .iter()
+            .enumerate()
+            .map(|(order, s)| (s.id.as_str(), order))
+            .collect();
+        let mut per_skill: Vec<Vec<(bool, String, FileMatches)>> = vec![Vec::new(); selected.len()];
+        let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
+        for (path, through_link, mut found) in hits {
+            let Some(owner) = owner_of(&path, &folders) else {
+                continue;
+            };
+            let skill = &all[owner];
+            let Some(&order) = wanted.get(skill.id.as_str()) else {
+                continue;
+            };
+            if through_link {
+                // Same rule as `read`: the real file must be inside the
+                // skill's real folder.
+                let real_folder = real_folders
+                    .entry(owner)
+                    .or_insert_with(|| skill.dir().canonicalize().ok());
+                let inside = match (real_folder.as_deref(), path.canonicalize()) {
+                    (Some(folder), Ok(real)) => real.starts_with(folder),
+                    _ => false,
+                };
+                if !inside {
+                    continue;
+                }
+            }
+            let relative = super::files::relative_name(skill.dir(), &path);
+            found.skill = skill.id.clone();
+            found.path = relative.clone();
+            per_skill[order].push((path != skill.path, relative, found));
+        }
+        let mut result = GrepResult::default();
+        for mut files in per_skill {
+            // The skill file first, then the others by path.
+            files.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            if add_in_order(
+                &mut result,
+                files.into_iter().map(|(_, _, f)| Some(f)),
+                request,
+            ) {
+                break;
+            }
+        }
+        Ok(result)
+    }
+}
+
+/// The skill whose folder is the nearest ancestor of `path`, stopping at a
+/// folder that holds a skill file of a skill that did not load.
+fn owner_of(path: &Path, folders: &HashMap<&Path, usize>) -> Option<usize> {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if let Some(&i) = folders.get(d) {
+            return Some(i);
+        }
+        if crate::scan::SKILL_FILE_NAMES
+            .iter()
+            .any(|n| d.join(n).is_file())
+        {
+            return None;
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 /// Keep the first `room` matches of a file, and the after-context lines
@@ -218,76 +388,6 @@ fn selected_skills<'a>(
     Ok(catalog.skills().iter().collect())
 }
 
-/// Like `files_in_order`, from the list of files the scan collected: each
-/// file goes to the skill whose folder is its nearest ancestor.
-fn files_from_list<'a>(
-    skills: &[&'a Skill],
-    all: &[crate::scan::ListedFile],
-) -> Vec<(&'a str, PathBuf, String)> {
-    let folders: HashMap<&Path, usize> = skills
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.dir(), i))
-        .collect();
-    // Folders of skills that were not selected still own their files.
-    let mut per_skill: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); skills.len()];
-    let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
-    for listed in all {
-        let path = &listed.path;
-        let mut dir = path.parent();
-        while let Some(d) = dir {
-            if let Some(&i) = folders.get(d) {
-                // A file reached through a symlink is searched only if its
-                // real location is inside the skill's real folder, the rule
-                // `read` applies.
-                if listed.through_link {
-                    let real_folder = real_folders
-                        .entry(i)
-                        .or_insert_with(|| skills[i].dir().canonicalize().ok());
-                    let inside = match (real_folder.as_deref(), path.canonicalize()) {
-                        (Some(folder), Ok(real)) => real.starts_with(folder),
-                        _ => false,
-                    };
-                    if !inside {
-                        break;
-                    }
-                }
-                let relative = path
-                    .strip_prefix(d)
-                    .unwrap_or(path)
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                per_skill[i].push((path.clone(), relative));
-                break;
-            }
-            if crate::scan::SKILL_FILE_NAMES
-                .iter()
-                .any(|n| d.join(n).is_file())
-            {
-                break; // A skill that is not selected (or did not load) owns it.
-            }
-            dir = d.parent();
-        }
-    }
-    let mut out = Vec::new();
-    for (skill, mut files) in skills.iter().zip(per_skill) {
-        out.push((
-            skill.id.as_str(),
-            skill.path.clone(),
-            file_name(&skill.path),
-        ));
-        files.sort_by(|a, b| a.1.cmp(&b.1));
-        out.extend(
-            files
-                .into_iter()
-                .map(|(path, relative)| (skill.id.as_str(), path, relative)),
-        );
-    }
-    out
-}
-
 /// (skill id, file, path inside the skill) for every file of `skills`, in
 /// answer order: skills in catalog order, `SKILL.md` first, then by path.
 /// Used when the catalog was built without its file list.
@@ -317,6 +417,31 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Search bytes already in memory; `None` when they have no match.
+fn search_bytes(
+    searcher: &mut Searcher,
+    matcher: &grep_regex::RegexMatcher,
+    request: &GrepRequest,
+    bytes: &[u8],
+) -> Option<FileMatches> {
+    if request.max_count == Some(0) {
+        return None;
+    }
+    let mut sink = Collect {
+        lines: Vec::new(),
+        matches: 0,
+        max_count: request.max_count,
+        files_only: request.files_with_matches,
+    };
+    searcher.search_slice(matcher, bytes, &mut sink).ok()?;
+    (sink.matches > 0).then(|| FileMatches {
+        skill: String::new(),
+        path: String::new(),
+        lines: sink.lines,
+        matches: sink.matches,
+    })
+}
+
 /// Search one file; `None` when it has no match (or is binary/unreadable).
 fn search_file(
     searcher: &mut Searcher,
@@ -330,8 +455,6 @@ fn search_file(
         return None; // As with `rg -m 0`: no match is wanted.
     }
     let mut sink = Collect {
-        skill,
-        relative,
         lines: Vec::new(),
         matches: 0,
         max_count: request.max_count,
@@ -346,29 +469,25 @@ fn search_file(
     })
 }
 
-struct Collect<'a> {
-    skill: &'a str,
-    relative: &'a str,
+struct Collect {
     lines: Vec<GrepLine>,
     matches: usize,
     max_count: Option<u64>,
     files_only: bool,
 }
 
-impl Collect<'_> {
+impl Collect {
     fn line(&self, kind: LineKind, number: Option<u64>, bytes: &[u8]) -> GrepLine {
         let text = String::from_utf8_lossy(bytes);
         GrepLine {
             kind,
-            skill: self.skill.to_string(),
-            path: self.relative.to_string(),
             line: number.unwrap_or(0),
             text: text.trim_end_matches(['\n', '\r']).to_string(),
         }
     }
 }
 
-impl Sink for Collect<'_> {
+impl Sink for Collect {
     type Error = std::io::Error;
 
     fn matched(

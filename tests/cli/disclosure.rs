@@ -446,3 +446,33 @@ fn grep_json_lines_and_global_cap() {
         .collect();
     assert_eq!(kinds, ["context", "match", "context", "summary"]);
 }
+
+#[test]
+fn library_grep_agrees_with_the_search_inside_the_scan() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    for request in [
+        skilldex::query::GrepRequest {
+            pattern: "line".into(),
+            before_context: 1,
+            ..Default::default()
+        },
+        skilldex::query::GrepRequest {
+            pattern: "ALPHA".into(),
+            ignore_case: true,
+            max_results: Some(2),
+            ..Default::default()
+        },
+    ] {
+        let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+        let two_pass = skilldex::query::grep(&catalog, &request).unwrap();
+        let search = skilldex::query::grep::ScanSearch::new(&request).unwrap();
+        let scanned = skilldex::CatalogBuilder::new([&root])
+            .file_visitor(search.visitor())
+            .build()
+            .unwrap();
+        let one_pass = search.finish(&scanned).unwrap();
+        assert!(one_pass.matches >= 2, "{one_pass:?}");
+        assert_eq!(two_pass, one_pass);
+    }
+}
