@@ -785,6 +785,8 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
+    // As in `render`: the process ends now; skip freeing the catalog.
+    std::mem::forget(catalog);
     if result.truncated && !cli.global.quiet {
         eprintln!(
             "skilldex: stopped at {} matches (--max-results); narrow the pattern or pick a skill with --skill",

@@ -254,8 +254,12 @@ impl ScanSearch {
         let selected = selected_skills(catalog, request)?;
         let hits = std::mem::take(&mut *self.inner.hits.lock().unwrap_or_else(|e| e.into_inner()));
         let all = catalog.skills();
-        let folders: HashMap<&Path, usize> =
-            all.iter().enumerate().map(|(i, s)| (s.dir(), i)).collect();
+        // Keyed by bytes: hashing a `Path` walks its components.
+        let folders: HashMap<&[u8], usize> = all
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.dir().as_os_str().as_encoded_bytes(), i))
+            .collect();
         let wanted: HashMap<&str, usize> = selected
             .iter()
             .enumerate()
@@ -285,7 +289,14 @@ impl ScanSearch {
                     continue;
                 }
             }
-            let relative = super::files::relative_name(skill.dir(), &path);
+            // The path inside the skill folder: the bytes after the folder
+            // and its separator (the file was found under that folder).
+            let folder_len = skill.dir().as_os_str().len();
+            let bytes = path.as_os_str().as_encoded_bytes();
+            let relative = match bytes.get(folder_len + 1..) {
+                Some(rest) if folder_len > 0 => String::from_utf8_lossy(rest).into_owned(),
+                _ => super::files::relative_name(skill.dir(), &path),
+            };
             found.skill = skill.id.clone();
             found.path = relative.clone();
             per_skill[order].push((path != skill.path, relative, found));
@@ -308,10 +319,10 @@ impl ScanSearch {
 
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.
-fn owner_of(path: &Path, folders: &HashMap<&Path, usize>) -> Option<usize> {
+fn owner_of(path: &Path, folders: &HashMap<&[u8], usize>) -> Option<usize> {
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if let Some(&i) = folders.get(d) {
+        if let Some(&i) = folders.get(d.as_os_str().as_encoded_bytes()) {
             return Some(i);
         }
         if crate::scan::SKILL_FILE_NAMES
