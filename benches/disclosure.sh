@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Benchmark `skilldex grep` against `rg` (same pattern, same tree, side by
+# side in one hyperfine run) and time `skilldex read --section`, on the
+# bundled catalog and on the 10k-skill corpus made by benches/render.sh.
+#
+# Usage: benches/disclosure.sh      (run benches/render.sh once first, or set
+#                                     CORPUS to a folder of skills)
+# Environment: SKILLDEX (binary), CORPUS (default target/bench/c10k),
+#              RUNS (default 15), BUILD=0 to skip `cargo build`.
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+cd -- "$script_dir/.."
+
+SKILLDEX=${SKILLDEX:-target/release/skilldex}
+CORPUS=${CORPUS:-target/bench/c10k}
+RUNS=${RUNS:-15}
+BUILD=${BUILD:-1}
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need rg || ! need hyperfine; then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo=sudo
+    $sudo apt-get install -y ripgrep hyperfine >/dev/null
+fi
+if [[ $BUILD == 1 ]]; then
+    cargo build --release --bin skilldex >&2
+fi
+[[ -d $CORPUS ]] || { echo "disclosure.sh: no corpus at $CORPUS — run benches/render.sh first" >&2; exit 2; }
+
+mkdir -p target/bench
+for tree in ${TREES:-skills $CORPUS}; do
+    name=$(basename "$tree")
+    echo "==> grep on $tree" >&2
+    hyperfine --warmup 3 --runs "$RUNS" -N -i \
+        --export-markdown "target/bench/grep-$name.md" \
+        "rg -F zebra-unicorn-rare $tree" "$SKILLDEX grep -F zebra-unicorn-rare --root $tree" \
+        "rg deploy $tree" "$SKILLDEX grep deploy --root $tree" \
+        "rg 'retry|backoff' $tree" "$SKILLDEX grep 'retry|backoff' --root $tree"
+done
+
+# A section read: the first skill of the corpus and its first `##` heading.
+skill_file=$(find "$CORPUS" -name SKILL.md | sort | sed -n 1p)
+skill=$(basename "$(dirname "$skill_file")")
+section=$(sed -n 's/^## //p' "$skill_file" | sed -n 1p)
+echo "==> read $skill --section '$section'" >&2
+hyperfine --warmup 3 --runs "$RUNS" -N \
+    --export-markdown target/bench/read.md \
+    "$SKILLDEX read pdf-extract --section steps --root skills" \
+    "$SKILLDEX read $skill --section '$section' --root $CORPUS"
