@@ -150,6 +150,9 @@ fn matcher(request: &GrepRequest) -> Result<grep_regex::RegexMatcher, GrepError>
         .case_smart(request.smart_case && !request.ignore_case)
         .word(request.word)
         .fixed_strings(request.fixed_strings)
+        // Lines never contain the terminator, which lets the searcher scan
+        // whole buffers instead of going line by line (as `rg` does).
+        .line_terminator(Some(b'\n'))
         .build(&request.pattern)
         .map_err(|e| GrepError::Pattern(e.to_string()))
 }
