@@ -359,7 +359,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     )?;
     let name_width = skills
         .iter()
-        .map(|s| s.id.chars().count())
+        .map(|s| super::style::text_width(&s.id))
         .max()
         .unwrap_or(0)
         .min(40);
@@ -389,8 +389,8 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 "├─"
             };
             let id = &skill.id;
-            let pad = name_width.saturating_sub(id.chars().count());
-            let description = render::shorten(&skill.description, 64).0;
+            let pad = name_width.saturating_sub(super::style::text_width(id));
+            let description = super::style::fit_width(&skill.description, 62);
             writeln!(
                 out,
                 "{branch} {}{}  {}  {}",
