@@ -68,13 +68,19 @@ pub enum SplitError {
 /// Iterate lines with their byte offsets; each line excludes its `\n` and
 /// any `\r` before it.
 fn lines_with_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut offset = 0;
-    text.split_inclusive('\n').map(move |raw| {
-        let start = offset;
-        offset += raw.len();
+    let mut ends = super::markdown::line_ends(text);
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = ends.next().unwrap_or(text.len());
+        let raw = &text[start..end];
         let line = raw.strip_suffix('\n').unwrap_or(raw);
         let line = line.strip_suffix('\r').unwrap_or(line);
-        (start, line)
+        let item = (start, line);
+        start = end;
+        Some(item)
     })
 }
 
@@ -126,10 +132,9 @@ pub fn split(text: &str) -> Result<Split<'_>, SplitError> {
 }
 
 fn next_line_offset(text: &str, line_start: usize) -> usize {
-    match text[line_start..].find('\n') {
-        Some(i) => line_start + i + 1,
-        None => text.len(),
-    }
+    super::markdown::line_ends(&text[line_start..])
+        .next()
+        .map_or(text.len(), |end| line_start + end)
 }
 
 /// The fields of a skill header, typed where the format gives a type.
@@ -890,6 +895,16 @@ mod tests {
         assert_eq!(split.body_line, 5);
         let (f, findings) = parse_fields(&split);
         assert!(findings.is_empty(), "{findings:?}");
+        assert_eq!(f.unwrap().description.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines() {
+        let text = "---\rname: a\rdescription: b\r---\rbody\r";
+        let split = split(text).unwrap();
+        assert_eq!(split.body_line, 5);
+        assert_eq!(&text[split.body_offset..], "body\r");
+        let (f, _) = parse_fields(&split);
         assert_eq!(f.unwrap().description.as_deref(), Some("b"));
     }
 

@@ -38,6 +38,17 @@ pub struct Outline {
     pub links: Vec<LocalLink>,
 }
 
+/// Offsets just past each line ending: `\n`, `\r\n`, or a lone `\r` (old
+/// Mac files), the same endings the Markdown parser recognises, so line
+/// numbers agree everywhere.
+pub fn line_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().filter_map(move |(i, &b)| {
+        let ends = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        ends.then_some(i + 1)
+    })
+}
+
 /// Byte offsets of line starts, for turning offsets into line/column.
 pub struct LineIndex {
     starts: Vec<usize>,
@@ -46,7 +57,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(line_ends(text));
         LineIndex { starts }
     }
 

@@ -537,11 +537,7 @@ fn line_starts(text: &str) -> Vec<usize> {
         return Vec::new();
     }
     let mut starts = vec![0];
-    starts.extend(
-        text.match_indices('\n')
-            .map(|(i, _)| i + 1)
-            .filter(|&i| i < text.len()),
-    );
+    starts.extend(markdown::line_ends(text).filter(|&i| i < text.len()));
     starts
 }
 
@@ -604,6 +600,7 @@ mod tests {
         let text = "a\r\nb\nc";
         let starts = line_starts(text);
         assert_eq!(starts, vec![0, 3, 5]);
+        assert_eq!(line_starts("a\rb\rc"), vec![0, 2, 4]);
         assert_eq!(line_text(text, &starts, 1), "a\r\n");
         assert_eq!(line_text(text, &starts, 3), "c");
         assert!(line_starts("").is_empty());
