@@ -106,8 +106,8 @@ pub struct FileIdentity {
 #[derive(Debug, Clone)]
 pub struct FoundSkill {
     pub root: usize,
-    /// Path inside the root, `/`-separated components.
-    pub relative: PathBuf,
+    /// Named `SKILL.md` (rather than the fallback `skill.md`).
+    pub upper_case_name: bool,
     /// Folder depth of the file below the root.
     pub depth: usize,
     /// The root joined with `relative`.
@@ -455,7 +455,7 @@ fn visit(
                     &shared.skills,
                     FoundSkill {
                         root: root_index,
-                        relative,
+                        upper_case_name: name == std::ffi::OsStr::new("SKILL.md"),
                         depth,
                         path: path.to_path_buf(),
                         identity: found.identity,

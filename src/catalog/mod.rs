@@ -177,30 +177,23 @@ impl Assembly {
 
     fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Skill> {
         // Precedence: earlier root, then shallower path, then path order.
+        // Paths under one root share its prefix, so comparing whole paths
+        // orders them as their paths inside the root.
         let found = sorted_by(found, |a, b| {
-            (a.root, a.depth, a.relative.as_os_str().as_encoded_bytes()).cmp(&(
+            (a.root, a.depth, a.path.as_os_str().as_encoded_bytes()).cmp(&(
                 b.root,
                 b.depth,
-                b.relative.as_os_str().as_encoded_bytes(),
+                b.path.as_os_str().as_encoded_bytes(),
             ))
         });
         // Folders holding a `SKILL.md`, needed only when a lower-case
         // `skill.md` exists somewhere.
-        let is_upper = |f: &FoundSkill| f.relative.file_name() == Some("SKILL.md".as_ref());
-        let any_lowercase = found.iter().any(|f| !is_upper(f));
-        let preferred: HashSet<(usize, PathBuf)> = if any_lowercase {
+        let any_lowercase = found.iter().any(|f| !f.upper_case_name);
+        let preferred: HashSet<PathBuf> = if any_lowercase {
             found
                 .iter()
-                .filter(|f| is_upper(f))
-                .map(|f| {
-                    (
-                        f.root,
-                        f.relative
-                            .parent()
-                            .map(Path::to_path_buf)
-                            .unwrap_or_default(),
-                    )
-                })
+                .filter(|f| f.upper_case_name)
+                .filter_map(|f| f.path.parent().map(Path::to_path_buf))
                 .collect()
         } else {
             HashSet::new()
@@ -208,15 +201,14 @@ impl Assembly {
         let mut seen_files = HashSet::new();
         let mut skills = Vec::with_capacity(found.len());
         for file in found {
-            if any_lowercase && !is_upper(&file) {
-                let folder = file
-                    .relative
+            if any_lowercase
+                && !file.upper_case_name
+                && file
+                    .path
                     .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                if preferred.contains(&(file.root, folder)) {
-                    continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
-                }
+                    .is_some_and(|folder| preferred.contains(folder))
+            {
+                continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
             }
             if let Some(identity) = file.identity {
                 if !seen_files.insert(identity) {
@@ -370,7 +362,8 @@ pub struct Catalog {
     skills: Vec<Skill>,
     namespaces: Vec<Namespace>,
     diagnostics: Vec<Diagnostic>,
-    by_id: HashMap<String, usize>,
+    /// Built on the first lookup: a render never needs it.
+    by_id: std::sync::OnceLock<HashMap<String, usize>>,
     stats: BuildStats,
 }
 
@@ -387,11 +380,7 @@ impl Catalog {
         });
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
-        let by_id = skills
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
+        let by_id = std::sync::OnceLock::new();
         let revision = revision_of(&skills, &namespaces);
         Catalog {
             revision,
@@ -446,7 +435,14 @@ impl Catalog {
     /// Find a skill by id, by qualified name (`namespace/name`), or by name
     /// when only shadowed skills carry it.
     pub fn get(&self, key: &str) -> Option<&Skill> {
-        if let Some(&i) = self.by_id.get(key) {
+        let by_id = self.by_id.get_or_init(|| {
+            self.skills
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.id.clone(), i))
+                .collect()
+        });
+        if let Some(&i) = by_id.get(key) {
             return Some(&self.skills[i]);
         }
         self.skills.iter().find(|s| s.qualified_name() == key)
