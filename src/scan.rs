@@ -115,7 +115,7 @@ pub struct FoundSkill {
     pub identity: Option<FileIdentity>,
     /// The skill, or `None` when the file cannot load. Built here, in the
     /// walker threads, so the catalog only has to order and dedupe.
-    pub skill: Option<Skill>,
+    pub skill: Option<Box<Skill>>,
     /// Every finding about the file, rule checks included.
     pub findings: Vec<Finding>,
 }
@@ -450,7 +450,8 @@ fn visit(
                     folder_name,
                     &parsed,
                     found.file_bytes,
-                );
+                )
+                .map(Box::new);
                 push(
                     &shared.skills,
                     FoundSkill {

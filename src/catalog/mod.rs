@@ -130,7 +130,10 @@ impl CatalogBuilder {
         }
         let scanned = started.elapsed();
         let files_read = found.len() + namespace_files.len();
-        let skills = assembly.skills_from(found);
+        let mut boxed = assembly.skills_from(found);
+        // Directory order; each skill is moved out of its box exactly once.
+        boxed.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
+        let skills: Vec<Skill> = boxed.into_iter().map(|skill| *skill).collect();
         let namespaces = namespaces_of(&skills, &namespace_files);
         let mut catalog = Catalog::assemble(
             self.roots.clone(),
@@ -175,7 +178,9 @@ impl Assembly {
         }
     }
 
-    fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Skill> {
+    /// The skills of the found files in precedence order, boxed so that
+    /// ordering them moves pointers, not whole skills.
+    fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Box<Skill>> {
         // Precedence: earlier root, then shallower path, then path order.
         // Paths under one root share its prefix, so comparing whole paths
         // orders them as their paths inside the root.
@@ -226,7 +231,7 @@ impl Assembly {
 
     /// The first skill of a name (in precedence order) keeps it; the others
     /// get `namespace/name` and a warning naming the winner's file.
-    fn resolve_collisions(&mut self, skills: &mut [Skill]) {
+    fn resolve_collisions(&mut self, skills: &mut [Box<Skill>]) {
         // Borrowed names first: clashes are rare, so the common case
         // allocates nothing.
         let mut losers = Vec::new();
@@ -375,9 +380,7 @@ impl Catalog {
         namespaces: Vec<Namespace>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        let skills = sorted_by(skills, |a, b| {
-            (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id))
-        });
+        // Skills arrive in directory order (namespace, then id).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
         let by_id = std::sync::OnceLock::new();
