@@ -180,6 +180,7 @@ impl Assembly {
 
     /// The skills of the found files in precedence order, boxed so that
     /// ordering them moves pointers, not whole skills.
+    #[allow(clippy::vec_box)] // deliberate: a skill is ~0.5 KB, sorting moves pointers
     fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Box<Skill>> {
         // Precedence: earlier root, then shallower path, then path order.
         // Paths under one root share its prefix, so comparing whole paths
