@@ -294,10 +294,10 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
     }
 
     let mut fields = Fields::default();
-    for (key, position) in &layout.keys {
+    for (key, position) in layout.keys {
         fields
             .positions
-            .insert(key.clone(), at(position.line, position.column));
+            .insert(key, at(position.line, position.column));
     }
     for (key, value) in map {
         let key = match key {
@@ -307,9 +307,11 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         let position = fields.position(&key);
         match key.as_str() {
             "name" | "description" | "license" | "compatibility" | "allowed-tools" => {
-                let text = match &value {
+                let text = match value {
                     Value::Null => None,
-                    other => match scalar_text(other) {
+                    // Owned strings move; only other scalars are formatted.
+                    Value::String(text) => Some(text),
+                    ref other => match scalar_text(other) {
                         Some(text) => Some(text),
                         None => {
                             findings.push(Finding::new(
