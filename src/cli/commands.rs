@@ -363,25 +363,58 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(0)
         .min(40);
-    for namespace in catalog
+    // The namespaces as a tree of folders: every folder on the way to a
+    // namespace is a node, so `area/team/skills` nests under `area/`.
+    let namespaces: Vec<&crate::model::Namespace> = catalog
         .namespaces()
         .iter()
         .filter(|n| in_namespace(&n.name, filter))
-    {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{}  {}",
-            style.bold(&format!(
-                "{}/",
-                namespace.display_name().trim_end_matches('/')
-            )),
-            style.dim(&render::shorten(&namespace.description, 80).0)
-        )?;
-        let members: Vec<&&Skill> = skills
-            .iter()
-            .filter(|s| s.namespace == namespace.name)
+        .collect();
+    let mut nodes: std::collections::BTreeSet<Vec<&str>> = std::collections::BTreeSet::new();
+    for namespace in &namespaces {
+        let parts: Vec<&str> = namespace
+            .name
+            .split('/')
+            .filter(|p| !p.is_empty())
             .collect();
+        for end in 0..=parts.len() {
+            nodes.insert(parts[..end].to_vec());
+        }
+    }
+    for node in &nodes {
+        let name = node.join("/");
+        let namespace = namespaces.iter().find(|n| n.name == name);
+        let depth = node.len().saturating_sub(1);
+        let indent = "  ".repeat(depth);
+        if node.is_empty() && namespace.is_none() {
+            continue; // No skills at the top of the roots.
+        }
+        writeln!(out)?;
+        let label = match node.last() {
+            Some(last) => format!("{last}/"),
+            None => "(top level)".to_string(),
+        };
+        match namespace {
+            Some(namespace) => writeln!(
+                out,
+                "{indent}{}  {}",
+                style.bold(&label),
+                style.dim(&render::shorten(&namespace.description, 80).0)
+            )?,
+            None => {
+                let below = skills
+                    .iter()
+                    .filter(|s| s.namespace.starts_with(&format!("{name}/")))
+                    .count();
+                writeln!(
+                    out,
+                    "{indent}{}  {}",
+                    style.bold(&label),
+                    style.dim(&plural(below, "skill below", "skills below"))
+                )?
+            }
+        }
+        let members: Vec<&&Skill> = skills.iter().filter(|s| s.namespace == name).collect();
         for (i, skill) in members.iter().enumerate() {
             let branch = if i + 1 == members.len() {
                 "└─"
@@ -393,7 +426,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
             let description = super::style::fit_width(&skill.description, 62);
             writeln!(
                 out,
-                "{branch} {}{}  {}  {}",
+                "{indent}{branch} {}{}  {}  {}",
                 if skill.shadowed {
                     style.yellow(id)
                 } else {
