@@ -415,7 +415,12 @@ fn list_shows_a_tree_and_respects_no_color() {
     );
     assert!(out.stdout.contains("├─ code-review"), "{out:?}");
     // Nested namespaces sit under their parent folder.
-    assert!(out.stdout.contains("\n  pdf-extract/  Skills nested inside the pdf-extract skill.\n  └─ pdf-forms"), "{out:?}");
+    assert!(
+        out.stdout.contains(
+            "\n  pdf-extract/  Skills nested inside the pdf-extract skill.\n  └─ pdf-forms"
+        ),
+        "{out:?}"
+    );
     assert!(out.stdout.contains(" tok\n"));
     assert!(out.stdout.contains("no problems found"));
     assert!(!out.stdout.contains('\x1b'), "NO_COLOR is set: no escapes");
