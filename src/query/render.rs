@@ -277,6 +277,35 @@ impl<'a> Renderer<'a> {
                 ),
             }
         };
+        // Absolute paths by string: a skill path is its root joined with
+        // plain components (the walk makes no `.` or `..`), so swapping the
+        // root's text for the absolute root's text gives the absolute path
+        // without taking every path apart.
+        let root_texts: Vec<(String, String)> = catalog
+            .roots()
+            .iter()
+            .zip(&absolute_roots)
+            .map(|(r, a)| {
+                (
+                    r.to_string_lossy().into_owned(),
+                    a.to_string_lossy().into_owned(),
+                )
+            })
+            .collect();
+        let absolute_text = |skill: &Skill| -> Option<String> {
+            let path = skill.path.to_str()?;
+            let (root, absolute_root) = root_texts.get(skill.root)?;
+            let rest = path.strip_prefix(root.as_str())?;
+            if !rest.starts_with('/') || rest.contains("/./") || rest.contains("/../") {
+                return None;
+            }
+            let mut out = String::with_capacity(absolute_root.len() + rest.len());
+            out.push_str(absolute_root.trim_end_matches('/'));
+            out.push_str(rest);
+            Some(out)
+        };
+        // Character counts only matter when a budget may shorten.
+        let count_chars = options.budget.is_some();
         let entries: Vec<Entry<'a>> = catalog
             .skills()
             .iter()
@@ -284,10 +313,16 @@ impl<'a> Renderer<'a> {
                 let (description, capped) = cap_bytes(&skill.description, MAX_DESCRIPTION_BYTES);
                 let path = match options.paths {
                     PathStyle::None => None,
+                    PathStyle::Absolute => absolute_text(skill)
+                        .or_else(|| display_path(&absolute(skill), PathStyle::Absolute, &base)),
                     style => display_path(&absolute(skill), style, &base),
                 };
                 Entry {
-                    chars: description.chars().count(),
+                    chars: if count_chars {
+                        description.chars().count()
+                    } else {
+                        0
+                    },
                     description,
                     capped,
                     path,
