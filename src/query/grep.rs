@@ -231,8 +231,12 @@ impl ScanSearch {
                 }
                 let (_, searcher) = cell.as_mut()?;
                 match file.bytes {
-                    Some(bytes) => search_bytes(searcher, &inner.matcher, request, bytes),
-                    None => search_file(searcher, &inner.matcher, request, "", file.path, ""),
+                    Some(bytes) => {
+                        search_source(searcher, &inner.matcher, request, Source::Bytes(bytes))
+                    }
+                    None => {
+                        search_source(searcher, &inner.matcher, request, Source::File(file.path))
+                    }
                 }
             });
             if let Some(mut found) = found {
@@ -431,39 +435,18 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Search bytes already in memory; `None` when they have no match.
-fn search_bytes(
-    searcher: &mut Searcher,
-    matcher: &grep_regex::RegexMatcher,
-    request: &GrepRequest,
-    bytes: &[u8],
-) -> Option<FileMatches> {
-    if request.max_count == Some(0) {
-        return None;
-    }
-    let mut sink = Collect {
-        lines: Vec::new(),
-        matches: 0,
-        max_count: request.max_count,
-        files_only: request.files_with_matches,
-    };
-    searcher.search_slice(matcher, bytes, &mut sink).ok()?;
-    (sink.matches > 0).then(|| FileMatches {
-        skill: String::new(),
-        path: String::new(),
-        lines: sink.lines,
-        matches: sink.matches,
-    })
+/// What one search reads: bytes already in memory, or a file.
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    File(&'a Path),
 }
 
-/// Search one file; `None` when it has no match (or is binary/unreadable).
-fn search_file(
+/// Search one source; `None` when it has no match (or is binary/unreadable).
+fn search_source(
     searcher: &mut Searcher,
     matcher: &grep_regex::RegexMatcher,
     request: &GrepRequest,
-    skill: &str,
-    path: &Path,
-    relative: &str,
+    source: Source<'_>,
 ) -> Option<FileMatches> {
     if request.max_count == Some(0) {
         return None; // As with `rg -m 0`: no match is wanted.
@@ -474,13 +457,31 @@ fn search_file(
         max_count: request.max_count,
         files_only: request.files_with_matches,
     };
-    searcher.search_path(matcher, path, &mut sink).ok()?;
+    match source {
+        Source::Bytes(bytes) => searcher.search_slice(matcher, bytes, &mut sink).ok()?,
+        Source::File(path) => searcher.search_path(matcher, path, &mut sink).ok()?,
+    }
     (sink.matches > 0).then(|| FileMatches {
-        skill: skill.to_string(),
-        path: relative.to_string(),
+        skill: String::new(),
+        path: String::new(),
         lines: sink.lines,
         matches: sink.matches,
     })
+}
+
+/// Search one file of `skill`.
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &grep_regex::RegexMatcher,
+    request: &GrepRequest,
+    skill: &str,
+    path: &Path,
+    relative: &str,
+) -> Option<FileMatches> {
+    let mut found = search_source(searcher, matcher, request, Source::File(path))?;
+    found.skill = skill.to_string();
+    found.path = relative.to_string();
+    Some(found)
 }
 
 struct Collect {
