@@ -517,8 +517,13 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     field(
         "body",
         &format!(
-            "{} lines, {} tokens (from line {})",
+            "{} lines, {}{} tokens (from line {})",
             thousands(detail.body_lines),
+            if detail.body_tokens_estimated {
+                "~"
+            } else {
+                ""
+            },
             thousands(detail.body_tokens),
             skill.body_line
         ),

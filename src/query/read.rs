@@ -435,10 +435,14 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     let exact = selected_bytes > max_tokens;
     for number in first..=last {
         let line = line_text(text, &line_starts, number);
-        let cost = if exact {
-            tokens::count(line)
-        } else {
+        // A line longer than 64 bytes per token of the cap cannot fit in
+        // practice; it is not tokenized (a 10 MB line would take seconds).
+        let cost = if !exact {
             line.len()
+        } else if line.len() > max_tokens.saturating_mul(64) {
+            usize::MAX / 2
+        } else {
+            tokens::count(line)
         };
         if used + cost > max_tokens {
             if number == first {

@@ -59,6 +59,9 @@ pub struct SkillDetail<'a> {
     pub links: Vec<LinkInfo>,
     pub body_lines: usize,
     pub body_tokens: usize,
+    /// True when the body is too large to count and `body_tokens` is an
+    /// estimate (four bytes a token).
+    pub body_tokens_estimated: bool,
     pub sub_files: Vec<SubFile>,
     /// True when the folder had more files than are listed.
     pub sub_files_truncated: bool,
@@ -96,7 +99,12 @@ pub fn skill_detail<'a>(
         headings: outline.headings,
         links,
         body_lines: body.lines().count(),
-        body_tokens: tokens::count(body),
+        body_tokens: if body.len() as u64 > EXACT_TOKENS_MAX_BYTES {
+            body.len() / 4
+        } else {
+            tokens::count(body)
+        },
+        body_tokens_estimated: body.len() as u64 > EXACT_TOKENS_MAX_BYTES,
         sub_files,
         sub_files_truncated: truncated,
         diagnostics,
