@@ -956,8 +956,8 @@ fn skill(n: usize, namespace_count: usize) -> Skill {
     }
     fm.push_str("---\n\n");
 
-    let has_references = n % 10 == 0;
-    let has_script = n % 20 == 0;
+    let has_references = n.is_multiple_of(10);
+    let has_script = n.is_multiple_of(20);
 
     // Body structure: "Overview" plus 3–7 other sections (one fewer when a
     // "References" section is added, so there are always 4–8).

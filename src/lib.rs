@@ -24,12 +24,17 @@
 //! ```
 
 pub mod catalog;
+pub mod config;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod parse;
 pub mod query;
 pub mod rules;
 pub mod scan;
+pub mod schema;
 pub mod tokens;
+pub mod tools;
 
 #[doc(hidden)]
 pub mod cli;

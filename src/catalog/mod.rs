@@ -32,6 +32,7 @@ impl std::fmt::Debug for CatalogBuilder {
             .field("profile", &self.profile)
             .field("check_bodies", &self.check_bodies)
             .field("visitor", &self.visitor.is_some())
+            .field("disabled", &self.disabled)
             .finish()
     }
 }
@@ -44,6 +45,8 @@ pub struct CatalogBuilder {
     profile: Profile,
     check_bodies: bool,
     visitor: Option<scan::FileVisitor>,
+    /// Names, ids or qualified names kept out of `Catalog::skills`.
+    disabled: std::collections::BTreeSet<String>,
 }
 
 impl CatalogBuilder {
@@ -102,6 +105,28 @@ impl CatalogBuilder {
         &self.roots
     }
 
+    /// Keep these skills (by name, id or `namespace/name`) out of the
+    /// catalog's skills: render, search and grep do not see them. They stay
+    /// in `Catalog::disabled_skills`, so reads can say why they are missing
+    /// and a user can enable them again.
+    pub fn disabled<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.disabled = names
+            .into_iter()
+            .map(|n| n.into().trim().trim_matches('/').to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        self
+    }
+
+    /// The names given to `disabled`.
+    pub fn disabled_names(&self) -> impl Iterator<Item = &str> {
+        self.disabled.iter().map(String::as_str)
+    }
+
     /// Scan the roots and build the snapshot.
     pub fn build(&self) -> Result<Catalog, CatalogError> {
         for root in &self.roots {
@@ -135,10 +160,20 @@ impl CatalogBuilder {
         boxed.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
         let skills: Vec<Skill> = boxed.into_iter().map(|skill| *skill).collect();
         let namespaces = namespaces_of(&skills, &namespace_files);
+        let (skills, disabled) = if self.disabled.is_empty() {
+            (skills, Vec::new())
+        } else {
+            skills.into_iter().partition(|skill| {
+                !self.disabled.iter().any(|entry| {
+                    entry == &skill.name || entry == &skill.id || *entry == skill.qualified_name()
+                })
+            })
+        };
         let mut catalog = Catalog::assemble(
             self.roots.clone(),
             self.profile,
             skills,
+            disabled,
             namespaces,
             assembly.diagnostics,
         );
@@ -366,7 +401,12 @@ pub struct Catalog {
     profile: Profile,
     /// Sorted by namespace, then id.
     skills: Vec<Skill>,
+    /// Skills kept out by configuration, sorted like `skills`.
+    disabled: Vec<Skill>,
     namespaces: Vec<Namespace>,
+    /// The namespaces of all skills, disabled ones included (empty when
+    /// nothing is disabled): enabling a skill takes its namespace from here.
+    all_namespaces: Vec<Namespace>,
     diagnostics: Vec<Diagnostic>,
     /// Built on the first lookup: a render never needs it.
     by_id: std::sync::OnceLock<HashMap<String, usize>>,
@@ -378,24 +418,85 @@ impl Catalog {
         roots: Vec<PathBuf>,
         profile: Profile,
         skills: Vec<Skill>,
-        namespaces: Vec<Namespace>,
+        disabled: Vec<Skill>,
+        all_namespaces: Vec<Namespace>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Self {
         // Skills arrive in directory order (namespace, then id).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
+        let (namespaces, all_namespaces) = if disabled.is_empty() {
+            (all_namespaces, Vec::new())
+        } else {
+            (
+                enabled_namespaces(&all_namespaces, &disabled),
+                all_namespaces,
+            )
+        };
         let by_id = std::sync::OnceLock::new();
-        let revision = revision_of(&skills, &namespaces);
+        let revision = revision_of(&skills, &disabled, &namespaces);
         Catalog {
             revision,
             roots,
             profile,
             skills,
+            disabled,
             namespaces,
+            all_namespaces,
             diagnostics,
             by_id,
             stats: BuildStats::default(),
         }
+    }
+
+    /// Skills kept out by configuration (`CatalogBuilder::disabled`).
+    pub fn disabled_skills(&self) -> &[Skill] {
+        &self.disabled
+    }
+
+    /// The disabled skill that `key` names (id, name or qualified name).
+    pub fn disabled_skill(&self, key: &str) -> Option<&Skill> {
+        let key = key.trim().trim_matches('/');
+        self.disabled
+            .iter()
+            .find(|s| s.id == key || s.qualified_name() == key)
+            .or_else(|| self.disabled.iter().find(|s| s.name == key))
+    }
+
+    /// A new snapshot in which the disabled skills named by `keys` are
+    /// enabled (a user said yes for this session). Everything else is
+    /// shared in content with `self`.
+    pub fn enabling(&self, keys: &[&str]) -> Catalog {
+        let matches = |skill: &Skill| {
+            keys.iter().any(|key| {
+                let key = key.trim().trim_matches('/');
+                key == skill.id || key == skill.name || key == skill.qualified_name()
+            })
+        };
+        let (now_enabled, still_disabled): (Vec<Skill>, Vec<Skill>) =
+            self.disabled.iter().cloned().partition(|s| matches(s));
+        if now_enabled.is_empty() {
+            return self.clone();
+        }
+        let mut skills = self.skills.clone();
+        skills.extend(now_enabled);
+        skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
+        let all = if self.all_namespaces.is_empty() {
+            self.namespaces.clone()
+        } else {
+            self.all_namespaces.clone()
+        };
+        let mut catalog = Catalog::assemble(
+            self.roots.clone(),
+            self.profile,
+            skills,
+            still_disabled,
+            all,
+            Vec::new(),
+        );
+        catalog.diagnostics = self.diagnostics.clone();
+        catalog.stats = self.stats;
+        catalog
     }
 
     pub fn stats(&self) -> BuildStats {
@@ -518,8 +619,35 @@ impl Fnv {
     }
 }
 
-fn revision_of(skills: &[Skill], namespaces: &[Namespace]) -> String {
+/// The namespaces of `all` without the disabled skills; namespaces left
+/// with none are dropped.
+fn enabled_namespaces(all: &[Namespace], disabled: &[Skill]) -> Vec<Namespace> {
+    let gone: HashSet<(&str, &str)> = disabled
+        .iter()
+        .map(|s| (s.namespace.as_str(), s.id.as_str()))
+        .collect();
+    all.iter()
+        .filter_map(|namespace| {
+            let skills: Vec<String> = namespace
+                .skills
+                .iter()
+                .filter(|id| !gone.contains(&(namespace.name.as_str(), id.as_str())))
+                .cloned()
+                .collect();
+            (!skills.is_empty()).then(|| Namespace {
+                skills,
+                ..namespace.clone()
+            })
+        })
+        .collect()
+}
+
+fn revision_of(skills: &[Skill], disabled: &[Skill], namespaces: &[Namespace]) -> String {
     let mut hash = Fnv::new();
+    for skill in disabled {
+        hash.write(b"disabled");
+        hash.write(skill.id.as_bytes());
+    }
     for skill in skills {
         hash.write(skill.id.as_bytes());
         hash.write(skill.namespace.as_bytes());

@@ -24,6 +24,8 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show_command(cli, args),
         Command::Read(args) => read_command(cli, args),
         Command::Grep(args) => grep_command(cli, args),
+        Command::Serve(args) => super::serve::serve_command(cli, args),
+        Command::Tools(args) => super::tools::tools_command(cli, args),
     }
 }
 
@@ -78,7 +80,7 @@ fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
 /// After commands that are not `lint`: a one-line summary of problems on
 /// stderr (every diagnostic with -v), so authors notice without asking.
 #[allow(clippy::print_stderr)]
-fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
+pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
     if cli.global.quiet {
         return;
     }
@@ -123,15 +125,27 @@ fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
 
 #[allow(clippy::print_stderr)]
 fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
+    let settings = super::settings(&cli.global)?;
     let format = if args.json {
         Format::Json
     } else {
-        args.format.into()
+        match (args.format, settings.format.as_deref()) {
+            (Some(format), _) => format.into(),
+            (None, Some(name)) => <super::FormatArg as clap::ValueEnum>::from_str(name, false)
+                .map_err(|e| anyhow::anyhow!("format `{name}` of the configuration: {e}"))?
+                .into(),
+            (None, None) => Format::Markdown,
+        }
     };
-    let budget = match (args.budget_tokens, args.budget_chars) {
-        (Some(n), _) => Some(Budget::Tokens(n)),
-        (None, Some(n)) => Some(Budget::Chars(n)),
-        (None, None) => None,
+    let budget = match (
+        args.budget_tokens,
+        args.budget_chars,
+        settings.budget_tokens,
+    ) {
+        (Some(n), _, _) => Some(Budget::Tokens(n)),
+        (None, Some(n), _) => Some(Budget::Chars(n)),
+        (None, None, Some(n)) => Some(Budget::Tokens(n)),
+        (None, None, None) => None,
     };
     if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
         // Load the tokenizer while the roots are scanned.
@@ -458,6 +472,14 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     tokens::warm_up();
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
     let Some(skill) = catalog.get(&args.name) else {
+        if let Some(skill) = catalog.disabled_skill(&args.name) {
+            eprintln!(
+                "skilldex: skill `{}` is disabled by configuration — {}",
+                skill.id,
+                crate::query::read::HOW_TO_ENABLE
+            );
+            return Ok(ExitCode::from(1));
+        }
         let similar = catalog.similar(&args.name, 5);
         if similar.is_empty() {
             eprintln!(
@@ -637,7 +659,9 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             // Unknown names and sections are "no match"; everything else
             // (paths outside the skill, binary files, bad ranges) is refused.
             let code = match error {
-                ReadError::UnknownSkill { .. } | ReadError::Section { .. } => 1,
+                ReadError::UnknownSkill { .. }
+                | ReadError::Section { .. }
+                | ReadError::Disabled { .. } => 1,
                 _ => 2,
             };
             return Ok(ExitCode::from(code));
@@ -758,7 +782,9 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         // is "no match".
         match error {
             GrepError::Pattern(_) => ExitCode::from(2),
-            GrepError::UnknownSkill { .. } | GrepError::UnknownNamespace(_) => ExitCode::from(1),
+            GrepError::UnknownSkill { .. }
+            | GrepError::UnknownNamespace(_)
+            | GrepError::Disabled(_) => ExitCode::from(1),
         }
     };
     // The search rides along with the scan: one walk, each file read once.

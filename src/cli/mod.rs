@@ -8,7 +8,9 @@
 #![allow(clippy::print_stderr)]
 
 mod commands;
+mod serve;
 mod style;
+mod tools;
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::Profile;
@@ -36,6 +38,10 @@ struct GlobalArgs {
     /// or the folders in SKILLDEX_ROOTS.
     #[arg(long = "root", value_name = "DIR", global = true)]
     roots: Vec<PathBuf>,
+    /// Read this configuration file instead of ./skilldex.yaml and the
+    /// user's ~/.config/skilldex/skilldex.yaml (also SKILLDEX_CONFIG).
+    #[arg(long = "config", value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
     /// When to color output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
@@ -77,13 +83,17 @@ enum Command {
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
+    /// Serve the catalog to an agent over MCP (stdio).
+    Serve(serve::ServeArgs),
+    /// Print the tool definitions `serve` publishes (MCP or OpenAI shape).
+    Tools(tools::ToolsArgs),
 }
 
 #[derive(Debug, Args)]
 struct RenderArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Markdown)]
-    format: FormatArg,
+    /// Output format [default: markdown, or `format` of skilldex.yaml].
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
     /// Same as --format json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -267,14 +277,23 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// The roots to scan: flags, else `SKILLDEX_ROOTS`, else the default
-/// locations that exist.
-fn resolve_roots(global: &GlobalArgs) -> anyhow::Result<Vec<PathBuf>> {
+/// The configuration files and `SKILLDEX_*` variables, merged.
+fn settings(global: &GlobalArgs) -> anyhow::Result<crate::config::Settings> {
+    let sources = crate::config::Sources::from_environment(global.config.clone());
+    Ok(crate::config::load(&sources)?)
+}
+
+/// The roots to scan: flags, else `SKILLDEX_ROOTS`, else the configuration
+/// files' `roots`, else the default locations that exist.
+fn resolve_roots(
+    global: &GlobalArgs,
+    settings: &crate::config::Settings,
+) -> anyhow::Result<Vec<PathBuf>> {
     if !global.roots.is_empty() {
         return Ok(global.roots.clone());
     }
-    if let Some(value) = std::env::var_os("SKILLDEX_ROOTS").filter(|v| !v.is_empty()) {
-        return Ok(std::env::split_paths(&value).collect());
+    if let Some(roots) = &settings.roots {
+        return Ok(roots.clone());
     }
     let mut candidates: Vec<PathBuf> = [
         "skills",
@@ -306,7 +325,10 @@ fn resolve_roots(global: &GlobalArgs) -> anyhow::Result<Vec<PathBuf>> {
 
 /// The one place flags become builder settings.
 fn builder(global: &GlobalArgs, profile: Profile) -> anyhow::Result<CatalogBuilder> {
-    let mut builder = CatalogBuilder::new(resolve_roots(global)?).profile(profile);
+    let settings = settings(global)?;
+    let mut builder = CatalogBuilder::new(resolve_roots(global, &settings)?)
+        .profile(profile)
+        .disabled(settings.disabled.iter().cloned());
     if let Some(depth) = global.max_depth {
         builder = builder.max_depth(depth);
     }

@@ -862,6 +862,62 @@ pub fn to_json(value: &Value) -> serde_json::Value {
     }
 }
 
+/// The front matter of `text` as a JSON object, read the way a strict YAML
+/// host reads it: no repair of unquoted `: `, string keys only.
+/// The MCP Skills extension serves this next to the file, and hosts compare
+/// the two field by field, so anything a strict reader would see
+/// differently is an error here.
+pub fn strict_json(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let split = split(text).map_err(|e| match e {
+        SplitError::Empty => "the file is empty".to_string(),
+        SplitError::Missing => "the file has no front matter".to_string(),
+        SplitError::Unterminated { open_line } => {
+            format!("the front matter opened on line {open_line} is never closed")
+        }
+    })?;
+    if split.late_start {
+        return Err("blank lines come before the opening `---`".to_string());
+    }
+    if split.yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Err("the front matter is too large".to_string());
+    }
+    if count_aliases(split.yaml) > MAX_ALIASES {
+        return Err("the front matter uses too many YAML aliases".to_string());
+    }
+    let value: Value = serde_yaml_ng::from_str(split.yaml)
+        .map_err(|e| format!("the front matter is not strict YAML ({e})"))?;
+    let Value::Mapping(map) = value else {
+        return Err("the front matter is not a map of keys".to_string());
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in &map {
+        let Value::String(key) = key else {
+            return Err(format!(
+                "the front matter has a key that is not a string: {key:?}"
+            ));
+        };
+        if contains_non_string_keys(value) {
+            return Err(format!(
+                "`{key}` holds a map whose keys are not all strings"
+            ));
+        }
+        out.insert(key.clone(), to_json(value));
+    }
+    Ok(out)
+}
+
+fn contains_non_string_keys(value: &Value) -> bool {
+    match value {
+        Value::Mapping(map) => map
+            .iter()
+            .any(|(k, v)| !matches!(k, Value::String(_)) || contains_non_string_keys(v)),
+        Value::Sequence(items) => items.iter().any(contains_non_string_keys),
+        Value::Tagged(tagged) => contains_non_string_keys(&tagged.value),
+        _ => false,
+    }
+}
+
 /// Read the front matter of any Markdown file and return its `description`
 /// (used for namespace README files and sub-skills). Silent on errors: the
 /// caller falls back to a default.

@@ -98,6 +98,8 @@ pub enum GrepError {
         name: String,
         suggestions: Vec<String>,
     },
+    #[error("skill `{0}` is disabled by configuration — {how}", how = crate::query::read::HOW_TO_ENABLE)]
+    Disabled(String),
     #[error("no namespace `{0}` — `skilldex list` shows the namespaces")]
     UnknownNamespace(String),
 }
@@ -379,6 +381,9 @@ fn selected_skills<'a>(
     if let Some(name) = &request.skill {
         return match catalog.get(name) {
             Some(skill) => Ok(vec![skill]),
+            None if catalog.disabled_skill(name).is_some() => {
+                Err(GrepError::Disabled(name.clone()))
+            }
             None => Err(GrepError::UnknownSkill {
                 name: name.clone(),
                 suggestions: catalog

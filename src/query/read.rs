@@ -14,6 +14,9 @@ use crate::tokens;
 use serde::Serialize;
 use std::path::PathBuf;
 
+/// What every "is disabled" message says to do.
+pub const HOW_TO_ENABLE: &str = "remove it from the `disabled` list of skilldex.yaml (or list it under `enabled`), or unset it in SKILLDEX_DISABLED; through MCP an agent can ask the user with the `request_skill_enable` tool";
+
 /// Default cap of one read, in o200k tokens.
 pub const DEFAULT_MAX_TOKENS: usize = 5_000;
 
@@ -119,6 +122,11 @@ pub enum ReadError {
         name: String,
         suggestions: Vec<String>,
     },
+    #[error(
+        "skill `{name}` is disabled by configuration — {}",
+        crate::query::read::HOW_TO_ENABLE
+    )]
+    Disabled { name: String },
     #[error("`{path}` is not inside skill `{skill}`: it {reason} — paths are relative to the skill folder")]
     Escapes {
         skill: String,
@@ -232,6 +240,13 @@ pub fn resolve_target<'a>(
         let name = parts[..cut].join("/");
         if let Some(skill) = catalog.get(&name) {
             return Ok((skill, parts[cut..].join("/")));
+        }
+    }
+    for cut in (1..=parts.len()).rev() {
+        if let Some(skill) = catalog.disabled_skill(&parts[..cut].join("/")) {
+            return Err(ReadError::Disabled {
+                name: skill.id.clone(),
+            });
         }
     }
     let first = parts.first().copied().unwrap_or("");

@@ -1,0 +1,36 @@
+//! `skilldex tools`: print the tool definitions `serve` publishes, as MCP
+//! `tools/list` entries or as OpenAI function tools, for hosts that wire
+//! the tools themselves.
+
+use super::Cli;
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub(super) struct ToolsArgs {
+    /// Shape of the definitions.
+    #[arg(long, value_enum, default_value_t = ToolsFormat::Mcp)]
+    format: ToolsFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ToolsFormat {
+    /// MCP `tools/list` entries: {name, description, inputSchema}.
+    Mcp,
+    /// OpenAI Responses API function tools: {type, name, description, parameters, strict}.
+    Openai,
+}
+
+pub(super) fn tools_command(_cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+    let definitions = crate::tools::definitions();
+    let value = match args.format {
+        ToolsFormat::Mcp => crate::tools::mcp_json(&definitions),
+        ToolsFormat::Openai => crate::tools::openai_json(&definitions),
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &value)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

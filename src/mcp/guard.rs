@@ -1,0 +1,283 @@
+//! A guard between stdio and rmcp that makes sure every request gets an
+//! answer.
+//!
+//! rmcp drops lines that are not JSON, and answers a request whose shape it
+//! cannot read with an error that carries no `id`, which no client can
+//! match to its request (it waits until its timeout). The guard reads each
+//! line first: a line that is not JSON gets a parse error (`-32700`, id
+//! null); a batch or a non-object gets `-32600`; a request whose `method`
+//! or `params` has the wrong shape gets `-32600`/`-32602` with its own id.
+//! Everything else goes to rmcp unchanged, and rmcp's output is copied to
+//! stdout line by line, so the guard's answers never split one of rmcp's.
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// Lines longer than this are refused (rmcp's own limit is 16 MiB).
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The two ends rmcp talks to, and the task that moves bytes between them
+/// and stdio. The task ends when stdin ends and rmcp has written its last
+/// answer.
+pub(super) fn guarded<R, W>(
+    input: R,
+    output: W,
+) -> (
+    tokio::io::DuplexStream,
+    tokio::io::DuplexStream,
+    tokio::task::JoinHandle<()>,
+)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (rmcp_in, mut to_rmcp) = tokio::io::duplex(1 << 20);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 20);
+    let (errors, mut error_lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let reader = tokio::spawn(async move {
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = read_line(&mut input, &mut line).await;
+            let Ok((count, too_long)) = read else { break };
+            if count == 0 {
+                break;
+            }
+            if too_long {
+                let _ = errors.send(error(
+                    Value::Null,
+                    -32700,
+                    &format!("the message is longer than {MAX_LINE_BYTES} bytes"),
+                ));
+                continue;
+            }
+            match check(&line) {
+                Check::Pass => {
+                    if to_rmcp.write_all(&line).await.is_err() {
+                        break;
+                    }
+                    if !line.ends_with(b"\n") && to_rmcp.write_all(b"\n").await.is_err() {
+                        break;
+                    }
+                }
+                Check::Skip => {}
+                Check::Answer(answer) => {
+                    let _ = errors.send(answer);
+                }
+            }
+        }
+        let _ = to_rmcp.shutdown().await;
+    });
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        let mut lines = BufReader::with_capacity(1 << 16, from_rmcp);
+        let mut line = Vec::new();
+        let mut rmcp_open = true;
+        let mut errors_open = true;
+        while rmcp_open || errors_open {
+            tokio::select! {
+                read = lines.read_until(b'\n', &mut line), if rmcp_open => {
+                    match read {
+                        Ok(0) | Err(_) => rmcp_open = false,
+                        Ok(_) => {
+                            if output.write_all(&line).await.is_err() {
+                                break;
+                            }
+                            line.clear();
+                            if output.flush().await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                answer = error_lines.recv(), if errors_open => {
+                    match answer {
+                        None => errors_open = false,
+                        Some(answer) => {
+                            if output.write_all(answer.as_bytes()).await.is_err()
+                                || output.write_all(b"\n").await.is_err()
+                                || output.flush().await.is_err()
+                            {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let _ = output.flush().await;
+        let _ = reader.await;
+    });
+    (rmcp_in, rmcp_out, writer)
+}
+
+/// Read one line (with its `\n`) into `line`, keeping at most
+/// `MAX_LINE_BYTES`; returns the bytes consumed and whether it was cut.
+async fn read_line<R: AsyncRead + Unpin>(
+    input: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+) -> std::io::Result<(usize, bool)> {
+    let mut consumed = 0;
+    let mut too_long = false;
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok((consumed, too_long));
+        }
+        let (take, done) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buffer.len(), false),
+        };
+        if !too_long {
+            if line.len() + take > MAX_LINE_BYTES {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(&buffer[..take]);
+            }
+        }
+        input.consume(take);
+        consumed += take;
+        if done {
+            return Ok((consumed, too_long));
+        }
+    }
+}
+
+enum Check {
+    Pass,
+    Skip,
+    Answer(String),
+}
+
+fn error(id: Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// What to do with one line.
+fn check(line: &[u8]) -> Check {
+    let text = line.trim_ascii();
+    if text.is_empty() {
+        return Check::Skip;
+    }
+    let value: Value = match serde_json::from_slice(text) {
+        Ok(value) => value,
+        Err(e) => {
+            return Check::Answer(error(
+                Value::Null,
+                -32700,
+                &format!("parse error: the message is not JSON ({e})"),
+            ))
+        }
+    };
+    let Value::Object(message) = &value else {
+        let what = if value.is_array() {
+            "batches are not supported; send one message per line"
+        } else {
+            "a message must be a JSON object"
+        };
+        return Check::Answer(error(Value::Null, -32600, what));
+    };
+    let id = message.get("id").cloned();
+    let method = message.get("method");
+    let is_response = message.contains_key("result") || message.contains_key("error");
+    match (id, method) {
+        // A response to one of our requests (elicitation): rmcp's.
+        (Some(_), None) if is_response => Check::Pass,
+        (Some(id), None) => Check::Answer(error(id, -32600, "invalid request: no `method`")),
+        (Some(id), Some(method)) => {
+            let Some(method) = method.as_str() else {
+                return Check::Answer(error(
+                    id,
+                    -32600,
+                    "invalid request: `method` must be a string",
+                ));
+            };
+            if !(id.is_string() || id.is_i64() || id.is_u64()) {
+                return Check::Answer(error(
+                    Value::Null,
+                    -32600,
+                    "invalid request: `id` must be a string or an integer",
+                ));
+            }
+            match message.get("params") {
+                None | Some(Value::Object(_)) => {}
+                Some(_) => {
+                    return Check::Answer(error(
+                        id,
+                        -32602,
+                        &format!("invalid params: `params` of {method} must be an object"),
+                    ))
+                }
+            }
+            if method == "tools/call" {
+                let params = message.get("params");
+                let name = params.and_then(|p| p.get("name"));
+                if !name.is_some_and(Value::is_string) {
+                    return Check::Answer(error(
+                        id,
+                        -32602,
+                        "invalid params: tools/call needs `name`, the tool's name as a string",
+                    ));
+                }
+                match params.and_then(|p| p.get("arguments")) {
+                    None | Some(Value::Object(_)) | Some(Value::Null) => {}
+                    Some(_) => {
+                        return Check::Answer(error(
+                            id,
+                            -32602,
+                            "invalid params: tools/call `arguments` must be an object",
+                        ))
+                    }
+                }
+            }
+            if matches!(
+                method,
+                "resources/read" | "skills/get" | "resources/directory/read"
+            ) && !message
+                .get("params")
+                .and_then(|p| p.get("uri"))
+                .is_some_and(Value::is_string)
+            {
+                return Check::Answer(error(
+                    id,
+                    -32602,
+                    &format!("invalid params: {method} needs `uri` as a string"),
+                ));
+            }
+            Check::Pass
+        }
+        // A notification: never answered.
+        (None, Some(_)) => Check::Pass,
+        (None, None) => Check::Skip,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Option<Value> {
+        match check(line.as_bytes()) {
+            Check::Answer(text) => Some(serde_json::from_str(&text).unwrap()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_bad_request_is_answered_with_its_id() {
+        assert_eq!(answer("garbage{").unwrap()["error"]["code"], -32700);
+        assert_eq!(answer("[1]").unwrap()["error"]["code"], -32600);
+        let a = answer(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":5}"#).unwrap();
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!(2), json!(-32602))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"r","arguments":"x"}}"#).unwrap();
+        assert_eq!(a["id"], "x");
+        assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_none());
+        assert!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
+        assert!(answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
+    }
+}

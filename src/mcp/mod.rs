@@ -1,0 +1,82 @@
+//! `skilldex serve`: the catalog as an MCP server over stdio, built on
+//! `rmcp`. Every rmcp type stays inside this module.
+//!
+//! What a client gets: the tools of `crate::tools` (search, read, grep,
+//! and a request to enable a disabled skill through elicitation), server
+//! instructions carrying the rendered directory, the directory and every
+//! `SKILL.md` as resources, and the MCP Skills extension (SEP-2640:
+//! `skills/list`, `skills/get`, `resources/read` of every manifest file,
+//! `resources/directory/read`). rmcp answers `initialize` and
+//! `server/discover` (protocol 2026-07-28) from the same server
+//! configuration, so both lifecycles see the same capabilities.
+//!
+//! The server reads catalog snapshots from a `Snapshots` source; each
+//! request takes one snapshot and uses it to the end. When the source says
+//! the catalog changed, clients get `notifications/resources/list_changed`
+//! (unsolicited on legacy sessions, on their `subscriptions/listen` stream
+//! on 2026-07-28). The tool definitions do not depend on the catalog, so
+//! they never change and `tools/list_changed` is never needed.
+//!
+//! Nothing here prints: messages for the person running the server go to
+//! the `log` callback the CLI provides (which writes to stderr); stdout
+//! carries the protocol only.
+
+mod guard;
+mod server;
+pub mod skills;
+
+pub use server::SkilldexServer;
+
+use crate::catalog::Catalog;
+use std::sync::Arc;
+
+/// Where the server gets its catalog: one fixed snapshot, or a live one
+/// that is replaced as files change.
+pub trait Snapshots: Send + Sync + 'static {
+    /// The current snapshot; must not block.
+    fn snapshot(&self) -> Arc<Catalog>;
+}
+
+/// A catalog that never changes.
+pub struct Fixed(pub Arc<Catalog>);
+
+impl Snapshots for Fixed {
+    fn snapshot(&self) -> Arc<Catalog> {
+        Arc::clone(&self.0)
+    }
+}
+
+/// A message for the person running the server.
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How to run the server.
+pub struct ServeOptions {
+    pub snapshots: Arc<dyn Snapshots>,
+    /// Signals that the catalog changed (one message per change).
+    pub changes: Option<std::sync::mpsc::Receiver<String>>,
+    /// The configuration files, for persisting "enable always".
+    pub settings: Option<crate::config::Settings>,
+    /// Budget of the directory in the instructions, in tokens.
+    pub budget_tokens: Option<usize>,
+    pub log: Log,
+}
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("could not start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the MCP session failed to start: {0}")]
+    Start(String),
+    #[error("the MCP session ended with an error: {0}")]
+    Session(String),
+}
+
+/// Serve on stdin/stdout until the client closes stdin.
+pub fn serve_stdio(options: ServeOptions) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(server::run(options))
+}

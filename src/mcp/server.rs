@@ -1,0 +1,692 @@
+//! The `ServerHandler`: one snapshot view per catalog revision, the tools,
+//! the resources, the Skills extension, elicitation for
+//! `request_skill_enable`, and change notifications.
+
+use super::skills::{self, SkillIndex};
+use super::{Log, ServeError, ServeOptions, Snapshots};
+use crate::catalog::Catalog;
+use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
+use crate::tools::{self, ArgumentError, Arguments, ToolAnswer};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, GetSkillRequestParams,
+    GetSkillResult, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{
+    ElicitationMode, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink,
+};
+use rmcp::{ErrorData as McpError, Peer, ServerHandler, ServiceExt};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// URI of the rendered directory resource.
+pub const DIRECTORY_URI: &str = "skilldex://directory";
+/// Resources per `resources/list` page.
+const RESOURCE_PAGE: usize = 1_000;
+/// The instructions' directory budget when none is configured.
+const DEFAULT_BUDGET_TOKENS: usize = 4_000;
+/// Key of the one input request of `request_skill_enable` (2026-07-28).
+const ENABLE_INPUT: &str = "enable";
+
+/// What one snapshot looks like through MCP; rebuilt when the snapshot or
+/// the skills enabled in this session change.
+struct View {
+    catalog: Arc<Catalog>,
+    index: SkillIndex,
+    instructions: String,
+    /// The full directory, rendered on first read.
+    directory: OnceLock<String>,
+}
+
+struct State {
+    base: Option<Arc<Catalog>>,
+    view: Option<Arc<View>>,
+    /// Ids the user enabled in this session.
+    enabled: BTreeSet<String>,
+}
+
+struct Inner {
+    snapshots: Arc<dyn Snapshots>,
+    settings: Option<crate::config::Settings>,
+    budget_tokens: Option<usize>,
+    log: Log,
+    state: Mutex<State>,
+    /// Open `subscriptions/listen` streams (2026-07-28 sessions).
+    sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next_sink: std::sync::atomic::AtomicU64,
+    /// Skills whose exclusion from the extension was already logged.
+    logged: Mutex<HashSet<String>>,
+}
+
+/// The skilldex MCP server. Cheap to clone: clones share one state.
+#[derive(Clone)]
+pub struct SkilldexServer {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SkilldexServer {
+    pub fn new(options: &ServeOptions) -> Self {
+        SkilldexServer {
+            inner: Arc::new(Inner {
+                snapshots: Arc::clone(&options.snapshots),
+                settings: options.settings.clone(),
+                budget_tokens: options.budget_tokens,
+                log: Arc::clone(&options.log),
+                state: Mutex::new(State {
+                    base: None,
+                    view: None,
+                    enabled: BTreeSet::new(),
+                }),
+                sinks: Mutex::new(Vec::new()),
+                next_sink: std::sync::atomic::AtomicU64::new(0),
+                logged: Mutex::new(HashSet::new()),
+            }),
+        }
+    }
+
+    fn log(&self, message: &str) {
+        (self.inner.log)(message);
+    }
+
+    /// The view of the current snapshot.
+    fn view(&self) -> Arc<View> {
+        let base = self.inner.snapshots.snapshot();
+        let mut state = lock(&self.inner.state);
+        if let (Some(previous), Some(view)) = (&state.base, &state.view) {
+            if Arc::ptr_eq(previous, &base) {
+                return Arc::clone(view);
+            }
+        }
+        let catalog = if state.enabled.is_empty() {
+            Arc::clone(&base)
+        } else {
+            let keys: Vec<&str> = state.enabled.iter().map(String::as_str).collect();
+            Arc::new(base.enabling(&keys))
+        };
+        let index = SkillIndex::new(&catalog);
+        {
+            let mut logged = lock(&self.inner.logged);
+            for message in &index.left_out {
+                if logged.insert(message.clone()) {
+                    self.log(message);
+                }
+            }
+        }
+        let instructions = self.instructions(&catalog);
+        let view = Arc::new(View {
+            catalog,
+            index,
+            instructions,
+            directory: OnceLock::new(),
+        });
+        state.base = Some(base);
+        state.view = Some(Arc::clone(&view));
+        view
+    }
+
+    fn instructions(&self, catalog: &Catalog) -> String {
+        let budget = self.inner.budget_tokens.unwrap_or(DEFAULT_BUDGET_TOKENS);
+        let rendered = query::render_directory(
+            catalog,
+            &RenderOptions {
+                format: Format::Markdown,
+                paths: PathStyle::None,
+                mode: Mode::Auto,
+                budget: Some(Budget::Tokens(budget)),
+                base: std::path::PathBuf::from("/"),
+                reach: Reach::Mcp,
+                counts_only: true,
+            },
+        );
+        let mut text = String::from(
+            "This server gives you skills: instructions for specific tasks, written by people who know them. \
+When a task matches a skill's description, call `read_skill` with its name and follow it before you start; \
+pass `path` to open a file the skill mentions. Call `search_skills` with a few words of the task to find skills \
+the directory below does not list, and `grep_skills` to look for text inside skills. If a read says a skill \
+is disabled by configuration and it is clearly what the task needs, `request_skill_enable` asks the user to \
+enable it.\n\n",
+        );
+        text.push_str(&rendered.text);
+        text
+    }
+
+    /// Forget the cached view (the next request rebuilds it).
+    fn invalidate(&self) {
+        let mut state = lock(&self.inner.state);
+        state.base = None;
+        state.view = None;
+    }
+
+    /// Tell every listener that the resources changed.
+    async fn notify_changed(&self, peer: Option<&Peer<RoleServer>>) {
+        if let Some(peer) = peer {
+            // Unsolicited notifications exist only on sessions that began
+            // with `initialize`.
+            if peer.peer_info().is_some() {
+                let _ = peer.notify_resource_list_changed().await;
+            }
+        }
+        let sinks: Vec<SubscriptionSink> = lock(&self.inner.sinks)
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect();
+        for sink in sinks {
+            let _ = sink.notify_resource_list_changed().await;
+        }
+    }
+
+    /// The catalog changed on disk: rebuild the view now (so the log shows
+    /// problems at once) and tell the clients.
+    async fn on_catalog_change(&self, peer: &Peer<RoleServer>, revision: &str) {
+        let view = self.view();
+        self.log(&format!(
+            "catalog revision {revision}: {} skills",
+            view.catalog.skills().len()
+        ));
+        self.notify_changed(Some(peer)).await;
+    }
+
+    fn capabilities() -> ServerCapabilities {
+        ServerCapabilities::builder()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .enable_skills_with_directory_read()
+            .build()
+    }
+
+    fn answer(answer: ToolAnswer) -> CallToolResult {
+        let content = vec![ContentBlock::text(answer.text)];
+        if answer.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+    }
+
+    fn invalid(error: ArgumentError) -> McpError {
+        McpError::invalid_params(error.to_string(), None)
+    }
+
+    async fn request_enable(
+        &self,
+        request: &CallToolRequestParams,
+        arguments: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+    ) -> Result<CallToolResponse, McpError> {
+        let checked =
+            Arguments::new(tools::REQUEST_SKILL_ENABLE, arguments).map_err(Self::invalid)?;
+        let (skill, reason) =
+            match tools::enable_request(&view.catalog, &checked).map_err(Self::invalid)? {
+                Ok(found) => found,
+                Err(answer) => return Ok(Self::answer(answer).into()),
+            };
+        let id = skill.id.clone();
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let state_token = format!("enable:{id}");
+        let supports_form = if modern {
+            context
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some())
+        } else {
+            context
+                .peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form)
+        };
+        let response: ElicitResult = match request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(ENABLE_INPUT))
+        {
+            Some(value) if modern && request.request_state.as_deref() == Some(&state_token) => {
+                serde_json::from_value(value.clone()).map_err(|e| {
+                    McpError::invalid_params(
+                        format!(
+                            "the `{ENABLE_INPUT}` input response is not an elicitation result: {e}"
+                        ),
+                        None,
+                    )
+                })?
+            }
+            _ => {
+                if !supports_form {
+                    return Ok(Self::answer(ToolAnswer::error(format!(
+                        "this MCP client does not support elicitation, so skilldex cannot ask the user to enable `{id}`. Tell the user that the skill `{id}` would help ({reason}) and that they can enable it by removing it from the `disabled` list of skilldex.yaml{}.",
+                        self.config_files_hint(skill)
+                    )))
+                    .into());
+                }
+                let params = Self::elicitation(skill, &reason);
+                if modern {
+                    let mut requests = InputRequests::new();
+                    requests.insert(
+                        ENABLE_INPUT.to_string(),
+                        InputRequest::Elicitation(ElicitRequest::new(params)),
+                    );
+                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                        Some(requests),
+                        Some(state_token),
+                    )));
+                }
+                match context.peer.create_elicitation(params).await {
+                    Ok(result) => result,
+                    Err(error) => {
+                        return Ok(Self::answer(ToolAnswer::error(format!(
+                            "could not ask the user to enable `{id}`: {error}"
+                        )))
+                        .into())
+                    }
+                }
+            }
+        };
+        let confirmed = response.action == ElicitationAction::Accept;
+        let persist = confirmed && wants_persist(&response);
+        let mut answer = json!({
+            "completed": false,
+            "user_confirmed": confirmed,
+            "name": id,
+        });
+        if confirmed {
+            let mut notes = Vec::new();
+            if persist {
+                match &self.inner.settings {
+                    Some(settings) => match crate::config::persist_enable(settings, skill) {
+                        Ok(persisted) => {
+                            if !persisted.files.is_empty() {
+                                answer["persisted"] = json!(persisted
+                                    .files
+                                    .iter()
+                                    .map(|p| p.display().to_string())
+                                    .collect::<Vec<_>>());
+                                self.log(&format!(
+                                    "enabled `{id}` for good: removed it from the disabled list of {}",
+                                    persisted
+                                        .files
+                                        .iter()
+                                        .map(|p| p.display().to_string())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ));
+                            }
+                            if persisted.still_disabled_by_environment {
+                                notes.push("SKILLDEX_DISABLED still names it, so it stays disabled in future sessions until that variable changes".to_string());
+                            }
+                        }
+                        Err(error) => {
+                            notes.push(format!("enabled for this session only: {error}"));
+                        }
+                    },
+                    None => notes.push(
+                        "enabled for this session only: no configuration file is in use"
+                            .to_string(),
+                    ),
+                }
+            }
+            lock(&self.inner.state).enabled.insert(id.clone());
+            self.invalidate();
+            let now = self.view();
+            answer["completed"] = json!(now.catalog.get(&id).is_some());
+            if !notes.is_empty() {
+                answer["note"] = json!(notes.join("; "));
+            }
+            let peer = context.peer.clone();
+            self.notify_changed(Some(&peer)).await;
+            self.log(&format!("the user enabled `{id}` for this session"));
+        }
+        Ok(Self::answer(ToolAnswer::ok(answer.to_string())).into())
+    }
+
+    fn config_files_hint(&self, skill: &crate::model::Skill) -> String {
+        let files: Vec<String> = self
+            .inner
+            .settings
+            .iter()
+            .flat_map(|s| s.files.iter())
+            .filter(|f| {
+                f.settings
+                    .disabled
+                    .iter()
+                    .any(|e| crate::config::names_skill(e, skill))
+            })
+            .map(|f| f.path.display().to_string())
+            .collect();
+        if files.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", files.join(", "))
+        }
+    }
+
+    fn elicitation(skill: &crate::model::Skill, reason: &str) -> ElicitRequestParams {
+        let mut meta = MetaObject::new();
+        for (key, value) in [
+            ("codex_approval_kind", json!("tool_suggestion")),
+            ("persist", json!("always")),
+            ("tool_type", json!("skill")),
+            ("suggest_type", json!("enable")),
+            ("suggest_reason", json!(reason)),
+            ("tool_id", json!(skill.id)),
+            ("tool_name", json!(skill.name)),
+        ] {
+            meta.0.insert(key.to_string(), value);
+        }
+        // Nothing to fill in: the answer is the action (accept or decline)
+        // and, for "always", `_meta.persist`.
+        let schema = ElicitationSchema::new(std::collections::BTreeMap::new());
+        ElicitRequestParams::FormElicitationParams {
+            meta: Some(RequestMetaObject(meta)),
+            message: format!(
+                "{reason}\n\nEnable the skill `{}`? ({})",
+                skill.id, skill.description
+            ),
+            requested_schema: schema,
+        }
+    }
+}
+
+/// Did the user ask to remember the answer (`_meta.persist` or a
+/// `persist` field in the form)?
+fn wants_persist(response: &ElicitResult) -> bool {
+    let always = |v: Option<&Value>| {
+        v.is_some_and(|v| v.as_str() == Some("always") || v.as_bool() == Some(true))
+    };
+    always(response.meta.as_ref().and_then(|m| m.0.get("persist")))
+        || always(response.content.as_ref().and_then(|c| c.get("persist")))
+}
+
+fn offset_of(request: &Option<PaginatedRequestParams>) -> Result<usize, McpError> {
+    match request.as_ref().and_then(|p| p.cursor.as_deref()) {
+        None => Ok(0),
+        Some(cursor) => cursor
+            .parse()
+            .map_err(|_| McpError::invalid_params(format!("unknown cursor {cursor:?}"), None)),
+    }
+}
+
+impl ServerHandler for SkilldexServer {
+    fn get_info(&self) -> ServerConfig {
+        let view = self.view();
+        let mut info =
+            ServerConfig::new(Self::capabilities()).with_instructions(view.instructions.clone());
+        info.server_info = Implementation::new("skilldex", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = tools::definitions()
+            .into_iter()
+            .map(|d| {
+                let schema = match d.input_schema {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                Tool::new(d.name, d.description, Arc::new(schema))
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let view = self.view();
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let name = request.name.to_string();
+        let answer = match name.as_str() {
+            tools::READ_SKILL => {
+                let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
+                tools::read_skill(&view.catalog, &checked).map_err(Self::invalid)?
+            }
+            tools::GREP_SKILLS => {
+                // Grep may read every file: keep it off the protocol thread.
+                let view = Arc::clone(&view);
+                let task = tokio::task::spawn_blocking(move || {
+                    let checked = Arguments::new(tools::GREP_SKILLS, &arguments)?;
+                    tools::grep_skills(&view.catalog, &checked)
+                });
+                task.await
+                    .map_err(|e| McpError::internal_error(format!("grep failed: {e}"), None))?
+                    .map_err(Self::invalid)?
+            }
+            tools::SEARCH_SKILLS => {
+                let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
+                let query = checked.required_string("query").map_err(Self::invalid)?;
+                let _ = checked.count("limit").map_err(Self::invalid)?;
+                let _ = query;
+                ToolAnswer::error(
+                    "search_skills is not available in this build; use the directory in the instructions or grep_skills",
+                )
+            }
+            tools::REQUEST_SKILL_ENABLE => {
+                return self
+                    .request_enable(&request, &arguments, &context, &view)
+                    .await;
+            }
+            other => {
+                return Err(Self::invalid(ArgumentError::UnknownTool(other.to_string())));
+            }
+        };
+        Ok(Self::answer(answer).into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let view = self.view();
+        let offset = offset_of(&request)?;
+        let skills = view.catalog.skills();
+        let mut all = Vec::with_capacity(RESOURCE_PAGE);
+        let total = view.index.entries.len() + 1;
+        for position in offset..total.min(offset + RESOURCE_PAGE) {
+            if position == 0 {
+                all.push(
+                    Resource::new(DIRECTORY_URI, "skills directory")
+                        .with_description(
+                            "Every skill of this server: name and description, grouped by namespace.",
+                        )
+                        .with_mime_type("text/markdown"),
+                );
+                continue;
+            }
+            let (_, index) = &view.index.entries[position - 1];
+            let skill = &skills[*index];
+            all.push(
+                Resource::new(skills::skill_uri(skill), skill.name.clone())
+                    .with_description(skill.description.clone())
+                    .with_mime_type("text/markdown"),
+            );
+        }
+        let mut result = ListResourcesResult::with_all_items(all);
+        if offset + RESOURCE_PAGE < total {
+            result.next_cursor = Some((offset + RESOURCE_PAGE).to_string());
+        }
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let view = self.view();
+        let uri = request.uri.as_str();
+        if uri == DIRECTORY_URI {
+            let text = view.directory.get_or_init(|| {
+                query::render_directory(
+                    &view.catalog,
+                    &RenderOptions {
+                        format: Format::Markdown,
+                        paths: PathStyle::None,
+                        mode: Mode::Directory,
+                        budget: None,
+                        base: std::path::PathBuf::from("/"),
+                        reach: Reach::Mcp,
+                        counts_only: true,
+                    },
+                )
+                .text
+            });
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(text.clone(), uri).with_mime_type("text/markdown")
+            ])
+            .into());
+        }
+        let not_found = |why: String| McpError::resource_not_found(why, None);
+        let Some((index, relative)) = view.index.locate(uri) else {
+            return Err(not_found(format!("no resource at {uri}")));
+        };
+        let skill = &view.catalog.skills()[index];
+        let contents = skills::read_file(skill, &relative, uri).map_err(not_found)?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let view = self.view();
+        let offset = offset_of(&request)?;
+        let end = view.index.entries.len().min(offset + skills::PAGE_SIZE);
+        let mut served = Vec::with_capacity(end.saturating_sub(offset));
+        for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
+            let skill = &view.catalog.skills()[*index];
+            match skills::entry(skill) {
+                Ok(entry) => served.push(entry),
+                Err(reason) => {
+                    let message = format!(
+                        "{}: not served through the MCP Skills extension: {reason}",
+                        skill.path.display()
+                    );
+                    if lock(&self.inner.logged).insert(message.clone()) {
+                        self.log(&message);
+                    }
+                }
+            }
+        }
+        let mut result = ListSkillsResult::with_all_items(served);
+        if end < view.index.entries.len() {
+            result.next_cursor = Some(end.to_string());
+        }
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let view = self.view();
+        let uri = request.uri.as_str();
+        let unknown = || McpError::invalid_params(format!("No skill is served at {uri}"), None);
+        let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
+        let index = view.index.by_root(root).ok_or_else(unknown)?;
+        let skill = &view.catalog.skills()[index];
+        let entry = skills::entry(skill).map_err(|reason| {
+            McpError::invalid_params(format!("{uri} is not served: {reason}"), None)
+        })?;
+        Ok(GetSkillResult::new(entry))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, McpError> {
+        let view = self.view();
+        let uri = request.uri.as_str();
+        let not_directory = |why: String| McpError::invalid_params(why, None);
+        let Some((index, relative)) = view.index.locate(uri) else {
+            return Err(not_directory(format!("{uri} is not a directory resource")));
+        };
+        let skill = &view.catalog.skills()[index];
+        let children = skills::read_directory(skill, &relative, uri).map_err(not_directory)?;
+        Ok(ListResourcesResult::with_all_items(children))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(
+            SubscriptionFilter::builder()
+                .resources_list_changed()
+                .tools_list_changed()
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let id = self
+            .inner
+            .next_sink
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        lock(&self.inner.sinks).push((id, context.sink().clone()));
+        context.cancelled().await;
+        lock(&self.inner.sinks).retain(|(i, _)| *i != id);
+        Ok(())
+    }
+}
+
+/// Run the server on stdio until the client closes stdin.
+pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
+    let server = SkilldexServer::new(&options);
+    // Render the instructions before the first request arrives.
+    let _ = server.view();
+    let (reader, writer) = rmcp::transport::stdio_pipes();
+    let (rmcp_in, rmcp_out, copier) = super::guard::guarded(reader, writer);
+    let service = server
+        .clone()
+        .serve((rmcp_in, rmcp_out))
+        .await
+        .map_err(|e| ServeError::Start(e.to_string()))?;
+    if let Some(changes) = options.changes {
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
+        std::thread::Builder::new()
+            .name("skilldex-changes".to_string())
+            .spawn(move || {
+                while let Ok(revision) = changes.recv() {
+                    if sender.send(revision).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| ServeError::Start(e.to_string()))?;
+        let peer = service.peer().clone();
+        let server = server.clone();
+        tokio::spawn(async move {
+            while let Some(revision) = receiver.recv().await {
+                server.on_catalog_change(&peer, &revision).await;
+            }
+        });
+    }
+    let ended = service
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| ServeError::Session(e.to_string()));
+    // rmcp's end of the pipe is gone: the copier writes what is left.
+    let _ = copier.await;
+    ended
+}

@@ -1,0 +1,428 @@
+//! The MCP Skills extension (SEP-2640) over one catalog snapshot: `skill://`
+//! URIs, manifests with `sha256:` digests of the exact bytes, the files
+//! behind them, and directory listings.
+//!
+//! A skill's URI is `skill://<namespace folders>/<name>/SKILL.md`, each
+//! segment percent-encoded; its files sit below `skill://…/<name>/`, mapped
+//! back to the skill folder on disk through this index, never by joining
+//! strings onto paths (reads go through `query::read::resolve_file`, which
+//! refuses `..`, absolute paths and symlinks that leave the skill).
+//!
+//! The extension is stricter than the catalog: names must follow the Agent
+//! Skills rules, the front matter must read the same to a strict YAML host,
+//! and a skill holds at most 512 files and 16 MiB. A skill that breaks a
+//! rule is left out of the extension with a diagnostic (it stays reachable
+//! through the tools); it never breaks the listing of the others.
+
+use crate::catalog::Catalog;
+use crate::model::Skill;
+use rmcp::model::{
+    sha256_digest, Resource, ResourceContents, Skill as WireSkill, SkillFrontmatter, SkillResource,
+    SkillResources, DIRECTORY_MIME_TYPE,
+};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// The extension's limits on one skill.
+pub const MAX_FILES: usize = 512;
+pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// Skills per `skills/list` page.
+pub const PAGE_SIZE: usize = 100;
+
+/// Which skills of a snapshot the extension serves, by URI.
+#[derive(Debug, Default)]
+pub struct SkillIndex {
+    /// (root URI without `/SKILL.md`, index into `catalog.skills()`), in
+    /// catalog order.
+    pub entries: Vec<(String, usize)>,
+    by_root: HashMap<String, usize>,
+    /// Why skills were left out, one message each.
+    pub left_out: Vec<String>,
+}
+
+impl SkillIndex {
+    pub fn new(catalog: &Catalog) -> Self {
+        let mut index = SkillIndex::default();
+        for (position, skill) in catalog.skills().iter().enumerate() {
+            if let Err(reason) = valid_name(&skill.name) {
+                index.left_out.push(format!(
+                    "{}: not served through the MCP Skills extension: {reason}",
+                    skill.path.display()
+                ));
+                continue;
+            }
+            let root = root_uri(skill);
+            if let Some(&other) = index.by_root.get(&root) {
+                index.left_out.push(format!(
+                    "{}: not served through the MCP Skills extension: its URI {root}/SKILL.md is already taken by {}",
+                    skill.path.display(),
+                    catalog.skills()[index.entries[other].1].path.display()
+                ));
+                continue;
+            }
+            index.by_root.insert(root.clone(), index.entries.len());
+            index.entries.push((root, position));
+        }
+        index
+    }
+
+    /// The skill whose root URI is `root`.
+    pub fn by_root(&self, root: &str) -> Option<usize> {
+        self.by_root.get(root).map(|&i| self.entries[i].1)
+    }
+
+    /// The skill and the path inside it that a `skill://` URI names (the
+    /// longest root that is a prefix wins, so nested skills own their
+    /// files). The path is percent-decoded; empty for the root itself.
+    pub fn locate(&self, uri: &str) -> Option<(usize, String)> {
+        let trimmed = uri.trim_end_matches('/');
+        let mut end = trimmed.len();
+        loop {
+            let prefix = &trimmed[..end];
+            if let Some(skill) = self.by_root(prefix) {
+                let rest = trimmed[end..].trim_start_matches('/');
+                return Some((skill, decode(rest)?));
+            }
+            end = prefix.rfind('/')?;
+            if end <= "skill://".len() {
+                return None;
+            }
+        }
+    }
+}
+
+/// The Agent Skills naming rule as the extension's conformance suite checks
+/// it: 1–64 of `a-z 0-9 -`, no leading, trailing or doubled hyphen.
+fn valid_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the name `{name}` is not 1–64 lowercase letters, digits and single hyphens"
+        ))
+    }
+}
+
+/// Characters kept as they are in a URI segment (RFC 3986 unreserved).
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+fn encode_path(path: &str) -> String {
+    path.split('/')
+        .map(encode_segment)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// `skill://<namespace>/<name>` (no trailing slash).
+pub fn root_uri(skill: &Skill) -> String {
+    if skill.namespace.is_empty() {
+        format!("skill://{}", encode_segment(&skill.name))
+    } else {
+        format!(
+            "skill://{}/{}",
+            encode_path(&skill.namespace),
+            encode_segment(&skill.name)
+        )
+    }
+}
+
+pub fn skill_uri(skill: &Skill) -> String {
+    format!("{}/SKILL.md", root_uri(skill))
+}
+
+/// A MIME type from a file name; text types for what hosts show as text.
+pub fn mime_type(path: &str) -> &'static str {
+    let extension = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match extension.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "txt" | "text" => "text/plain",
+        "py" => "text/x-python",
+        "sh" | "bash" => "text/x-shellscript",
+        "js" | "mjs" | "cjs" => "text/javascript",
+        "ts" => "text/x-typescript",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "toml" => "application/toml",
+        "html" | "htm" => "text/html",
+        "css" => "text/css",
+        "csv" => "text/csv",
+        "xml" => "application/xml",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Every file of a skill folder (nested skills' files included), as
+/// (path inside the folder, absolute path), sorted; `Err` when a limit cuts.
+fn manifest_files(skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
+    let dir = skill.dir();
+    let real_dir = dir
+        .canonicalize()
+        .map_err(|e| format!("its folder cannot be read ({e})"))?;
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .map_err(|e| format!("{} cannot be read ({e})", folder.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let Ok(metadata) = std::fs::metadata(&path) else {
+                continue; // Dangling link: nothing to serve.
+            };
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if is_link {
+                // Served only when it stays inside the skill.
+                match path.canonicalize() {
+                    Ok(real) if real.starts_with(&real_dir) => {}
+                    _ => continue,
+                }
+            }
+            if metadata.is_dir() {
+                let skipped = crate::scan::SKIPPED_DIRS
+                    .iter()
+                    .any(|s| name == std::ffi::OsStr::new(s));
+                if !skipped && !is_link {
+                    stack.push(path);
+                }
+            } else if metadata.is_file() {
+                let relative = crate::query::files::relative_name(dir, &path);
+                total += metadata.len();
+                files.push((relative, path, metadata.len()));
+                if files.len() > MAX_FILES {
+                    return Err(format!(
+                        "it has more than {MAX_FILES} files, the extension's limit"
+                    ));
+                }
+                if total > MAX_BYTES {
+                    return Err(
+                        "its files add up to more than 16 MiB, the extension's limit".to_string(),
+                    );
+                }
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The wire entry of one skill: front matter as JSON, and the manifest of
+/// every file with digest and size. `Err` says why it is not served.
+pub fn entry(skill: &Skill) -> Result<WireSkill, String> {
+    let uri = skill_uri(skill);
+    let root = root_uri(skill);
+    let bytes = std::fs::read(&skill.path).map_err(|e| format!("SKILL.md cannot be read ({e})"))?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| "SKILL.md is not valid UTF-8".to_string())?;
+    let mut frontmatter = crate::parse::frontmatter::strict_json(text)?;
+    let name = match frontmatter.remove("name") {
+        Some(serde_json::Value::String(name)) if name == skill.name => name,
+        Some(serde_json::Value::String(name)) => {
+            return Err(format!(
+                "the front matter name `{name}` differs from the skill's"
+            ))
+        }
+        _ => return Err("the front matter has no `name` field".to_string()),
+    };
+    let description = match frontmatter.remove("description") {
+        Some(serde_json::Value::String(d)) => d,
+        _ => return Err("the front matter `description` is not a string".to_string()),
+    };
+    let mut wire_frontmatter = SkillFrontmatter::new(name, description);
+    wire_frontmatter.extra = frontmatter;
+    let files = manifest_files(skill)?;
+    let skill_file_name = skill
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if skill_file_name != "SKILL.md" {
+        return Err("its file is named skill.md; the extension needs SKILL.md".to_string());
+    }
+    let mut resources = Vec::with_capacity(files.len());
+    for (relative, path, _) in &files {
+        let file_uri = format!("{root}/{}", encode_path(relative));
+        let content = if *path == skill.path {
+            bytes.clone()
+        } else {
+            match std::fs::read(path) {
+                Ok(content) => content,
+                Err(_) => continue,
+            }
+        };
+        resources.push(SkillResource::new(
+            file_uri,
+            sha256_digest(&content),
+            content.len() as u64,
+        ));
+    }
+    let wire = WireSkill::new(uri, wire_frontmatter, SkillResources::Files(resources));
+    wire.validate().map_err(|e| e.to_string())?;
+    Ok(wire)
+}
+
+/// The bytes of the file `relative` of `skill`, as one resource content
+/// item: text when it is UTF-8 without NUL bytes, else base64.
+pub fn read_file(skill: &Skill, relative: &str, uri: &str) -> Result<ResourceContents, String> {
+    let path = if relative.is_empty() {
+        return Err(format!("{uri} is a directory; read {uri}/SKILL.md"));
+    } else if relative == "SKILL.md" {
+        skill.path.clone()
+    } else {
+        crate::query::read::resolve_file(skill, relative).map_err(|e| e.to_string())?
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("{uri} cannot be read ({e})"))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(format!("{uri} is larger than 16 MiB"));
+    }
+    let mime = mime_type(relative);
+    let binary_type = matches!(
+        mime,
+        "image/png"
+            | "image/jpeg"
+            | "image/gif"
+            | "image/webp"
+            | "application/pdf"
+            | "application/zip"
+    );
+    let text = if binary_type || bytes.contains(&0) {
+        Err(bytes)
+    } else {
+        String::from_utf8(bytes).map_err(|e| e.into_bytes())
+    };
+    Ok(match text {
+        Ok(text) => {
+            let mime = if mime == "application/octet-stream" {
+                "text/plain"
+            } else {
+                mime
+            };
+            ResourceContents::text(text, uri).with_mime_type(mime)
+        }
+        Err(bytes) => {
+            use base64::Engine as _;
+            ResourceContents::blob(
+                base64::engine::general_purpose::STANDARD.encode(&bytes),
+                uri,
+            )
+            .with_mime_type(mime)
+        }
+    })
+}
+
+/// The direct children of the folder `relative` of `skill`.
+pub fn read_directory(skill: &Skill, relative: &str, uri: &str) -> Result<Vec<Resource>, String> {
+    let dir = skill.dir();
+    let folder: PathBuf = if relative.is_empty() {
+        dir.to_path_buf()
+    } else {
+        let inside = crate::catalog::resolve_inside(dir, relative)
+            .map_err(|reason| format!("{uri} is not inside the skill: it {reason}"))?;
+        let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
+        match inside.canonicalize() {
+            Ok(real) if real.starts_with(&real_dir) && real.is_dir() => inside,
+            _ => return Err(format!("{uri} is not a directory resource")),
+        }
+    };
+    let base = uri.trim_end_matches('/');
+    let mut children: Vec<(String, bool, u64)> = Vec::new();
+    let entries =
+        std::fs::read_dir(&folder).map_err(|_| format!("{uri} is not a directory resource"))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let Ok(metadata) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
+            if !path.canonicalize().is_ok_and(|r| r.starts_with(&real_dir)) {
+                continue;
+            }
+        }
+        if metadata.is_dir() {
+            if crate::scan::SKIPPED_DIRS.iter().any(|s| name == *s) {
+                continue;
+            }
+            children.push((name, true, 0));
+        } else if metadata.is_file() {
+            children.push((name, false, metadata.len()));
+        }
+    }
+    children.sort();
+    Ok(children
+        .into_iter()
+        .map(|(name, is_dir, size)| {
+            let child = format!("{base}/{}", encode_segment(&name));
+            if is_dir {
+                Resource::new(child, name).with_mime_type(DIRECTORY_MIME_TYPE)
+            } else {
+                let mime = mime_type(&name);
+                Resource::new(child, name)
+                    .with_mime_type(mime)
+                    .with_size(size)
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_encoding() {
+        assert!(valid_name("pdf-tools").is_ok());
+        assert!(valid_name("PDF").is_err());
+        assert!(valid_name("a--b").is_err());
+        assert_eq!(encode_path("a b/.claude"), "a%20b/.claude");
+        assert_eq!(decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(decode("a%2"), None);
+        assert_eq!(mime_type("x/y.MD"), "text/markdown");
+    }
+}

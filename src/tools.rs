@@ -1,0 +1,570 @@
+//! The tools skilldex offers a model (`search_skills`, `read_skill`,
+//! `grep_skills`, `request_skill_enable`): their fixed names, descriptions
+//! and input schemas, the checking of arguments, and the answers computed
+//! from one catalog snapshot.
+//!
+//! Nothing here knows MCP: the server in `mcp/` wraps these answers in its
+//! protocol types, and `skilldex tools` prints the definitions. Two kinds of
+//! failure are kept apart on purpose. A request that does not fit the
+//! schema (a missing or mistyped argument, an unknown tool) is an
+//! `ArgumentError`, which a protocol answers as a malformed request. A
+//! request that fits but cannot be served (unknown skill, bad regex, a path
+//! outside the skill) is a `ToolAnswer` with `is_error`, worded for the
+//! model to act on.
+
+use crate::catalog::Catalog;
+use crate::query::{self, GrepError, ReadError};
+use serde_json::{json, Map, Value};
+
+pub const SEARCH_SKILLS: &str = "search_skills";
+pub const READ_SKILL: &str = "read_skill";
+pub const GREP_SKILLS: &str = "grep_skills";
+pub const REQUEST_SKILL_ENABLE: &str = "request_skill_enable";
+
+/// Default and largest `limit` of `search_skills`.
+pub const SEARCH_DEFAULT_LIMIT: usize = 8;
+pub const SEARCH_MAX_LIMIT: usize = 50;
+/// Default and largest `max_results` of `grep_skills`.
+pub const GREP_DEFAULT_MAX_RESULTS: usize = 200;
+pub const GREP_MAX_RESULTS: usize = 1_000;
+/// A grep answer shows at most this many characters of one line.
+pub const GREP_MAX_LINE_CHARS: usize = 300;
+/// Longest accepted text of a name, path, section, query or pattern. Longer
+/// text cannot name anything real and would only cost time.
+pub const MAX_ARGUMENT_BYTES: usize = 4_096;
+
+/// One tool as published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// A JSON Schema of the `schema` subset, keys sorted.
+    pub input_schema: Value,
+}
+
+/// Every tool, in a fixed order.
+pub fn definitions() -> Vec<ToolDefinition> {
+    let string = |description: &str| json!({"type": "string", "description": description});
+    let integer = |description: &str| json!({"type": "integer", "description": description});
+    let boolean = |description: &str| json!({"type": "boolean", "description": description});
+    let object = |properties: Value, required: &[&str]| {
+        crate::schema::sorted(json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        }))
+    };
+    vec![
+        ToolDefinition {
+            name: SEARCH_SKILLS,
+            description: "Find skills for a task. Searches skill names, descriptions, namespaces and headings and returns the best matches (name, namespace, description, path), best first. When nothing matches well it says so and names the words that matched nothing; then try other words or read the directory in the server instructions. Use `read_skill` with a hit's name to load it.",
+            input_schema: object(
+                json!({
+                    "query": string("What you need to do, in a few words (for example `fill a pdf form`), or `select:name1,name2` for exactly those skills."),
+                    "limit": integer("Most hits to return (default 8, at most 50)."),
+                }),
+                &["query"],
+            ),
+        },
+        ToolDefinition {
+            name: READ_SKILL,
+            description: "Read a skill: its instructions (the body of SKILL.md), one section of it, a range of lines, or one of the skill's other files. Read a skill before doing the task it describes. Long answers are cut at about 5,000 tokens and end with the start_line to continue from.",
+            input_schema: object(
+                json!({
+                    "name": string("The skill's name (or `namespace/name` when the directory shows it that way)."),
+                    "path": string("A file inside the skill folder, relative to it (for example `references/forms.md`); default SKILL.md."),
+                    "section": string("Only the section under this heading (its text or slug)."),
+                    "start_line": integer("First line to read (1-based, inclusive); reads the whole file from there when end_line is absent."),
+                    "end_line": integer("Last line to read (1-based, inclusive)."),
+                }),
+                &["name"],
+            ),
+        },
+        ToolDefinition {
+            name: GREP_SKILLS,
+            description: "Search the text of every skill file (or of one skill) for a regular expression or a fixed string; answers `skill/path:line: text` lines in a fixed order, at most max_results matches (default 200), and says when it cut.",
+            input_schema: object(
+                json!({
+                    "pattern": string("A regular expression (Rust regex syntax), or plain text with fixed_strings."),
+                    "skill": string("Only the files of this skill (name or `namespace/name`)."),
+                    "fixed_strings": boolean("Treat the pattern as plain text, not a regex."),
+                    "ignore_case": boolean("Match without regard to case."),
+                    "max_results": integer("Most matching lines to return (default 200, at most 1000)."),
+                }),
+                &["pattern"],
+            ),
+        },
+        ToolDefinition {
+            name: REQUEST_SKILL_ENABLE,
+            description: "Ask the user to enable a skill that exists but is disabled by configuration (reads of it say so). Call it only when that skill is clearly what the task needs; the user sees suggest_reason and decides. Answers {completed, user_confirmed, name}. IMPORTANT: do not call this tool in parallel with other tools.",
+            input_schema: object(
+                json!({
+                    "name": string("The disabled skill's name."),
+                    "suggest_reason": string("One sentence for the user: why this skill helps with the current task."),
+                }),
+                &["name", "suggest_reason"],
+            ),
+        },
+    ]
+}
+
+/// The definitions as MCP `tools/list` entries.
+pub fn mcp_json(definitions: &[ToolDefinition]) -> Value {
+    Value::Array(
+        definitions
+            .iter()
+            .map(|d| {
+                json!({
+                    "name": d.name,
+                    "description": d.description,
+                    "inputSchema": d.input_schema,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The definitions as OpenAI Responses API function tools.
+pub fn openai_json(definitions: &[ToolDefinition]) -> Value {
+    Value::Array(
+        definitions
+            .iter()
+            .map(|d| {
+                json!({
+                    "type": "function",
+                    "name": d.name,
+                    "description": d.description,
+                    "parameters": d.input_schema,
+                    "strict": false,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A request that does not fit the tool's schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentError {
+    #[error("no tool named `{0}` — the tools are search_skills, read_skill, grep_skills and request_skill_enable")]
+    UnknownTool(String),
+    #[error("{tool}: missing required argument `{argument}`")]
+    Missing { tool: String, argument: String },
+    #[error("{tool}: argument `{argument}` must be {expected}, not {found}")]
+    Type {
+        tool: String,
+        argument: String,
+        expected: &'static str,
+        found: String,
+    },
+    #[error("{tool}: unknown argument `{argument}` — the arguments are {known}")]
+    Unknown {
+        tool: String,
+        argument: String,
+        known: String,
+    },
+}
+
+/// The answer to a tool call: text for the model, and whether it reports a
+/// failure the model should act on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAnswer {
+    pub text: String,
+    pub is_error: bool,
+}
+
+impl ToolAnswer {
+    pub fn ok(text: impl Into<String>) -> Self {
+        ToolAnswer {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolAnswer {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// Checked access to one call's arguments.
+pub struct Arguments<'a> {
+    tool: &'a str,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Arguments<'a> {
+    /// Check that every argument is one the tool's schema names.
+    pub fn new(tool: &'a str, map: &'a Map<String, Value>) -> Result<Self, ArgumentError> {
+        let definition = definitions()
+            .into_iter()
+            .find(|d| d.name == tool)
+            .ok_or_else(|| ArgumentError::UnknownTool(tool.to_string()))?;
+        let known = definition.input_schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if let Some(unknown) = map.keys().find(|k| !known.contains(k)) {
+            return Err(ArgumentError::Unknown {
+                tool: tool.to_string(),
+                argument: unknown.clone(),
+                known: known.join(", "),
+            });
+        }
+        Ok(Arguments { tool, map })
+    }
+
+    fn type_error(&self, argument: &str, expected: &'static str, found: &Value) -> ArgumentError {
+        let found = match found {
+            Value::Null => "null".to_string(),
+            Value::Bool(_) => "a boolean".to_string(),
+            Value::Number(n) => format!("the number {n}"),
+            Value::String(_) => "a string".to_string(),
+            Value::Array(_) => "a list".to_string(),
+            Value::Object(_) => "an object".to_string(),
+        };
+        ArgumentError::Type {
+            tool: self.tool.to_string(),
+            argument: argument.to_string(),
+            expected,
+            found,
+        }
+    }
+
+    pub fn string(&self, argument: &str) -> Result<Option<&'a str>, ArgumentError> {
+        match self.map.get(argument) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(self.type_error(argument, "a string", other)),
+        }
+    }
+
+    pub fn required_string(&self, argument: &str) -> Result<&'a str, ArgumentError> {
+        self.string(argument)?
+            .ok_or_else(|| ArgumentError::Missing {
+                tool: self.tool.to_string(),
+                argument: argument.to_string(),
+            })
+    }
+
+    /// A positive whole number (JSON integers, or floats with no fraction).
+    pub fn count(&self, argument: &str) -> Result<Option<usize>, ArgumentError> {
+        match self.map.get(argument) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value @ Value::Number(n)) => {
+                let whole = n.as_u64().or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                        .map(|f| f as u64)
+                });
+                match whole {
+                    Some(v) => Ok(Some(usize::try_from(v).unwrap_or(usize::MAX))),
+                    None => Err(self.type_error(argument, "a whole number of at least 0", value)),
+                }
+            }
+            Some(other) => Err(self.type_error(argument, "a whole number", other)),
+        }
+    }
+
+    pub fn boolean(&self, argument: &str) -> Result<bool, ArgumentError> {
+        match self.map.get(argument) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(self.type_error(argument, "true or false", other)),
+        }
+    }
+}
+
+/// A model-visible refusal when a text argument is too long to be real.
+fn too_long(argument: &str, text: &str) -> Option<ToolAnswer> {
+    (text.len() > MAX_ARGUMENT_BYTES).then(|| {
+        ToolAnswer::error(format!(
+            "`{argument}` is {} bytes; the limit is {MAX_ARGUMENT_BYTES} — pass a shorter value",
+            text.len()
+        ))
+    })
+}
+
+/// Answer `read_skill`.
+pub fn read_skill(
+    catalog: &Catalog,
+    arguments: &Arguments<'_>,
+) -> Result<ToolAnswer, ArgumentError> {
+    let name = arguments.required_string("name")?;
+    let path = arguments.string("path")?;
+    let section = arguments.string("section")?;
+    let start = arguments.count("start_line")?;
+    let end = arguments.count("end_line")?;
+    for (argument, value) in [("name", Some(name)), ("path", path), ("section", section)] {
+        if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
+            return Ok(answer);
+        }
+    }
+    if name.trim().is_empty() {
+        return Ok(ToolAnswer::error(
+            "`name` is empty — pass a skill name from the directory or from search_skills",
+        ));
+    }
+    if section.is_some() && (start.is_some() || end.is_some()) {
+        return Ok(ToolAnswer::error(
+            "pass either `section` or `start_line`/`end_line`, not both",
+        ));
+    }
+    if start == Some(0) || end == Some(0) {
+        return Ok(ToolAnswer::error("line numbers start at 1"));
+    }
+    if let (Some(a), Some(b)) = (start, end) {
+        if a > b {
+            return Ok(ToolAnswer::error(format!(
+                "start_line {a} is after end_line {b}"
+            )));
+        }
+    }
+    let name = name.trim().trim_matches('/');
+    let target = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        Some(path) => {
+            if path.starts_with('/') || path.contains('\\') && path.contains(':') {
+                return Ok(ToolAnswer::error(format!(
+                    "`{path}` is an absolute path; `path` is relative to the skill folder (for example `references/forms.md`)"
+                )));
+            }
+            format!("{name}/{path}")
+        }
+        None => name.to_string(),
+    };
+    let lines = (start.is_some() || end.is_some()).then_some(query::LineRange { start, end });
+    let request = query::ReadRequest {
+        target,
+        raw: false,
+        section: section.map(str::to_string),
+        lines,
+        max_tokens: 0,
+    };
+    let result = match query::read(catalog, &request) {
+        Ok(result) => result,
+        Err(error) => return Ok(ToolAnswer::error(read_error_text(&error))),
+    };
+    let mut text = String::with_capacity(result.content.len() + 256);
+    text.push_str(&format!("skill {} — {}", result.skill, result.path));
+    if result.start_line > result.end_line {
+        text.push_str(" (nothing to show: the file ends here)\n");
+    } else {
+        text.push_str(&format!(
+            ", lines {}–{} of {}\n",
+            result.start_line, result.end_line, result.total_lines
+        ));
+    }
+    if result.path == "SKILL.md" && !result.files.is_empty() {
+        let files: Vec<String> = result
+            .files
+            .iter()
+            .take(40)
+            .map(|f| match f.kind {
+                Some(kind) => format!("{} ({kind})", f.path),
+                None => f.path.clone(),
+            })
+            .collect();
+        let more = result.files.len().saturating_sub(files.len());
+        text.push_str("files: ");
+        text.push_str(&files.join(", "));
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+        text.push_str(" — read one with `path`\n");
+    }
+    if let Some(note) = &result.note {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    text.push('\n');
+    text.push_str(&result.content);
+    if !result.content.ends_with('\n') && !result.content.is_empty() {
+        text.push('\n');
+    }
+    if let Some(next) = &result.next {
+        let next_line = next.trim_end_matches(':');
+        let mut call =
+            json!({"name": result.skill, "start_line": next_line.parse::<u64>().unwrap_or(0)});
+        if result.path != "SKILL.md" {
+            call["path"] = result.path.clone().into();
+        }
+        text.push_str(&format!(
+            "\n[cut at about {} tokens; continue with read_skill {call}]\n",
+            crate::rules::thousands(query::read::DEFAULT_MAX_TOKENS)
+        ));
+    }
+    Ok(ToolAnswer::ok(text))
+}
+
+fn read_error_text(error: &ReadError) -> String {
+    match error {
+        ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
+        ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
+        ReadError::UnknownSkill { .. } => {
+            // The library's advice names the CLI; a model has tools.
+            error.to_string().replace(
+                " — list the skills with `skilldex list`",
+                " — find skills with search_skills",
+            )
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// Answer `grep_skills`.
+pub fn grep_skills(
+    catalog: &Catalog,
+    arguments: &Arguments<'_>,
+) -> Result<ToolAnswer, ArgumentError> {
+    let pattern = arguments.required_string("pattern")?;
+    let skill = arguments.string("skill")?;
+    let fixed_strings = arguments.boolean("fixed_strings")?;
+    let ignore_case = arguments.boolean("ignore_case")?;
+    let max_results = arguments.count("max_results")?;
+    for (argument, value) in [("pattern", Some(pattern)), ("skill", skill)] {
+        if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
+            return Ok(answer);
+        }
+    }
+    if pattern.is_empty() {
+        return Ok(ToolAnswer::error(
+            "`pattern` is empty — pass text to look for",
+        ));
+    }
+    let cap = max_results
+        .unwrap_or(GREP_DEFAULT_MAX_RESULTS)
+        .clamp(1, GREP_MAX_RESULTS);
+    let request = query::GrepRequest {
+        pattern: pattern.to_string(),
+        fixed_strings,
+        ignore_case,
+        max_results: Some(cap),
+        skill: skill
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty()),
+        ..query::GrepRequest::default()
+    };
+    let result = match query::grep(catalog, &request) {
+        Ok(result) => result,
+        Err(GrepError::Pattern(message)) => {
+            return Ok(ToolAnswer::error(format!(
+                "the pattern is not a valid regular expression: {message} — fix it, or pass fixed_strings: true to search for the text as written"
+            )))
+        }
+        Err(error) => return Ok(ToolAnswer::error(error.to_string())),
+    };
+    if result.matches == 0 {
+        return Ok(ToolAnswer::ok(format!(
+            "no matches for `{pattern}`{} — try other words, ignore_case, or search_skills",
+            skill.map(|s| format!(" in skill {s}")).unwrap_or_default()
+        )));
+    }
+    let mut text = format!(
+        "{} in {}{}\n",
+        plural(result.matches, "match", "matches"),
+        plural(result.files.len(), "file", "files"),
+        if result.truncated {
+            format!(" (stopped at {cap}: narrow the pattern, pass `skill`, or raise max_results)")
+        } else {
+            String::new()
+        }
+    );
+    for file in &result.files {
+        for line in &file.lines {
+            let shown: String = line.text.chars().take(GREP_MAX_LINE_CHARS).collect();
+            let cut = if shown.len() < line.text.len() {
+                "…"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "{}/{}:{}: {shown}{cut}\n",
+                file.skill, file.path, line.line
+            ));
+        }
+    }
+    Ok(ToolAnswer::ok(text))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        crate::rules::thousands(n),
+        if n == 1 { one } else { many }
+    )
+}
+
+/// The checked arguments of `request_skill_enable`: the skill and the reason.
+pub fn enable_request<'a>(
+    catalog: &'a Catalog,
+    arguments: &Arguments<'_>,
+) -> Result<Result<(&'a crate::model::Skill, String), ToolAnswer>, ArgumentError> {
+    let name = arguments.required_string("name")?;
+    let reason = arguments.required_string("suggest_reason")?;
+    if let Some(answer) = too_long("name", name).or_else(|| too_long("suggest_reason", reason)) {
+        return Ok(Err(answer));
+    }
+    if reason.trim().is_empty() {
+        return Ok(Err(ToolAnswer::error(
+            "`suggest_reason` is empty — say in one sentence why the skill helps with the current task; the user reads it",
+        )));
+    }
+    let name = name.trim();
+    if let Some(skill) = catalog.disabled_skill(name) {
+        return Ok(Ok((skill, reason.trim().to_string())));
+    }
+    if let Some(skill) = catalog.get(name) {
+        return Ok(Err(ToolAnswer::error(format!(
+            "skill `{}` is already enabled — read it with read_skill",
+            skill.id
+        ))));
+    }
+    let similar = catalog.similar(name, 5);
+    Ok(Err(ToolAnswer::error(format!(
+        "no skill named `{name}`{}",
+        if similar.is_empty() {
+            " — find skills with search_skills".to_string()
+        } else {
+            format!(" — did you mean {}?", similar.join(", "))
+        }
+    ))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_fits_the_subset() {
+        for tool in definitions() {
+            let issues = crate::schema::validate(&tool.input_schema);
+            assert!(issues.is_empty(), "{}: {issues:?}", tool.name);
+            assert!(!tool.description.is_empty() && tool.description.len() <= 1_000);
+            // The sanitiser leaves a fitting schema as it is.
+            assert_eq!(
+                crate::schema::sanitize(&tool.input_schema).unwrap(),
+                tool.input_schema,
+                "{}",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let map: Map<String, Value> =
+            serde_json::from_value(json!({"name": 3, "other": true})).unwrap();
+        assert!(matches!(
+            Arguments::new(READ_SKILL, &map),
+            Err(ArgumentError::Unknown { .. })
+        ));
+        let map: Map<String, Value> = serde_json::from_value(json!({"name": 3})).unwrap();
+        let arguments = Arguments::new(READ_SKILL, &map).unwrap();
+        assert_eq!(
+            arguments.required_string("name").unwrap_err().to_string(),
+            "read_skill: argument `name` must be a string, not the number 3"
+        );
+        assert!(Arguments::new("nope", &map).is_err());
+    }
+}
