@@ -8,6 +8,7 @@
 #![allow(clippy::print_stderr)]
 
 mod commands;
+mod search;
 mod style;
 
 use crate::catalog::{Catalog, CatalogBuilder};
@@ -77,6 +78,8 @@ enum Command {
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
+    /// Find the skills that fit a task, ranked by relevance.
+    Search(search::SearchArgs),
 }
 
 #[derive(Debug, Args)]
