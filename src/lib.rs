@@ -33,6 +33,7 @@ pub mod query;
 pub mod rules;
 pub mod scan;
 pub mod schema;
+pub mod search;
 pub mod tokens;
 pub mod tools;
 

@@ -451,7 +451,10 @@ fn visit(
                     &parsed,
                     found.file_bytes,
                 )
-                .map(Box::new);
+                .map(|mut skill| {
+                    skill.headings = found.headings;
+                    Box::new(skill)
+                });
                 push(
                     &shared.skills,
                     FoundSkill {
@@ -582,6 +585,7 @@ fn skill_of(
         name_position: fields.positions.get("name").copied(),
         description_position: fields.positions.get("description").copied(),
         shadowed: false,
+        headings: String::new(),
     })
 }
 
@@ -589,6 +593,7 @@ struct ReadSkill {
     identity: Option<FileIdentity>,
     file_bytes: u64,
     parsed: ParsedFile,
+    headings: String,
 }
 
 fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
@@ -680,6 +685,11 @@ fn read_skill_file(
     if let Some(finding) = utf8 {
         parsed.findings.insert(0, finding);
     }
+    let headings = if parsed.fields.is_some() {
+        crate::parse::markdown::quick_headings(text.get(parsed.body_offset..).unwrap_or(""))
+    } else {
+        String::new()
+    };
     let complete = (!partial).then_some(text.as_ref());
     crate::rules::check_file(
         path,
@@ -703,6 +713,7 @@ fn read_skill_file(
         identity: identity_of(&metadata),
         file_bytes: size,
         parsed,
+        headings,
     })
 }
 

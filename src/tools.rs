@@ -287,6 +287,45 @@ fn too_long(argument: &str, text: &str) -> Option<ToolAnswer> {
     })
 }
 
+/// Answer `search_skills`. `uri_of` adds each hit's resource URI when the
+/// caller serves one.
+pub fn search_skills(
+    catalog: &Catalog,
+    arguments: &Arguments<'_>,
+    uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
+) -> Result<ToolAnswer, ArgumentError> {
+    let query = arguments.required_string("query")?;
+    let limit = arguments.count("limit")?;
+    if let Some(answer) = too_long("query", query) {
+        return Ok(answer);
+    }
+    if query.trim().is_empty() {
+        return Ok(ToolAnswer::error(
+            "`query` is empty — describe the task in a few words",
+        ));
+    }
+    if limit == Some(0) {
+        return Ok(ToolAnswer::error("`limit` must be at least 1"));
+    }
+    let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
+    let results = catalog.search(query, &crate::search::SearchOptions { limit });
+    let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
+    if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
+        for (hit, found) in hits.iter_mut().zip(&results.hits) {
+            if let Some(uri) = uri_of(&catalog.skills()[found.index]) {
+                hit["uri"] = uri.into();
+            }
+        }
+    }
+    if results.no_match {
+        value["advice"] = json!(
+            "No skill matches this query well. Try other words (what the task does, not how), look at the namespaces listed, or read the directory in the server instructions. Do not pick a skill that does not fit."
+        );
+    }
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    Ok(ToolAnswer::ok(text))
+}
+
 /// Answer `read_skill`.
 pub fn read_skill(
     catalog: &Catalog,

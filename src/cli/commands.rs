@@ -26,14 +26,15 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Grep(args) => grep_command(cli, args),
         Command::Serve(args) => super::serve::serve_command(cli, args),
         Command::Tools(args) => super::tools::tools_command(cli, args),
+        Command::Search(args) => super::search::search_command(cli, args),
     }
 }
 
-fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+pub(super) fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
 }
 
-fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+pub(super) fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut out = stdout();
     serde_json::to_writer_pretty(&mut out, value).context("writing JSON")?;
     out.write_all(b"\n")?;

@@ -8,6 +8,7 @@
 #![allow(clippy::print_stderr)]
 
 mod commands;
+mod search;
 mod serve;
 mod style;
 mod tools;
@@ -87,6 +88,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Print the tool definitions `serve` publishes (MCP or OpenAI shape).
     Tools(tools::ToolsArgs),
+    /// Find the skills that fit a task, ranked by relevance.
+    Search(search::SearchArgs),
 }
 
 #[derive(Debug, Args)]

@@ -469,12 +469,15 @@ impl ServerHandler for SkilldexServer {
             }
             tools::SEARCH_SKILLS => {
                 let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
-                let query = checked.required_string("query").map_err(Self::invalid)?;
-                let _ = checked.count("limit").map_err(Self::invalid)?;
-                let _ = query;
-                ToolAnswer::error(
-                    "search_skills is not available in this build; use the directory in the instructions or grep_skills",
-                )
+                let (index, all) = (&view.index, view.catalog.skills());
+                let uri_of = |skill: &crate::model::Skill| {
+                    let root = skills::root_uri(skill);
+                    index
+                        .by_root(&root)
+                        .filter(|&i| std::ptr::eq(&all[i], skill))
+                        .map(|_| format!("{root}/SKILL.md"))
+                };
+                tools::search_skills(&view.catalog, &checked, &uri_of).map_err(Self::invalid)?
             }
             tools::REQUEST_SKILL_ENABLE => {
                 return self
@@ -661,6 +664,16 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
         .serve((rmcp_in, rmcp_out))
         .await
         .map_err(|e| ServeError::Start(e.to_string()))?;
+    // Build the search index while the client is still getting ready.
+    {
+        let server = server.clone();
+        tokio::task::spawn_blocking(move || {
+            let view = server.view();
+            let _ = view
+                .catalog
+                .search("skill", &crate::search::SearchOptions { limit: 1 });
+        });
+    }
     if let Some(changes) = options.changes {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
         std::thread::Builder::new()
