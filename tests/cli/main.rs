@@ -4,6 +4,7 @@
 mod bad_input;
 mod catalog;
 mod disclosure;
+mod mcp;
 mod properties;
 mod render;
 

@@ -1,0 +1,148 @@
+//! `skilldex serve` driven by an independent client: the official MCP
+//! Python SDK (tests/mcp/*.py) against the real binary over stdio.
+//!
+//! The first run creates a virtual environment in `target/mcp-venv` from
+//! the pinned tests/mcp/requirements.txt (it is rebuilt when that file
+//! changes). Without Python 3.10+ these tests fail and say what to
+//! install: an MCP server untested by a real client is not tested.
+
+use super::{copy_dir, repo, write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The venv's python, created once per test run.
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let venv = repo().join("target/mcp-venv");
+        let requirements = repo().join("tests/mcp/requirements.txt");
+        let wanted = std::fs::read_to_string(&requirements).expect("tests/mcp/requirements.txt");
+        let stamp = venv.join("requirements.installed");
+        let python = venv.join("bin/python");
+        if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) && python.exists() {
+            return python;
+        }
+        let system = ["python3", "python"]
+            .into_iter()
+            .find(|p| {
+                Command::new(p)
+                    .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)"])
+                    .status()
+                    .is_ok_and(|s| s.success())
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "the MCP end-to-end tests need Python 3.10 or newer with the venv module \
+                     (Debian/Ubuntu: apt-get install python3 python3-venv; macOS: brew install python) \
+                     — install it and run cargo test again"
+                )
+            });
+        let _ = std::fs::remove_dir_all(&venv);
+        let status = Command::new(system)
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .expect("python -m venv runs");
+        assert!(
+            status.success(),
+            "`{system} -m venv {}` failed — install the venv module (Debian/Ubuntu: apt-get install python3-venv)",
+            venv.display()
+        );
+        let output = Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements)
+            .output()
+            .expect("pip runs");
+        assert!(
+            output.status.success(),
+            "pip install -r tests/mcp/requirements.txt failed (is PyPI reachable?):\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        std::fs::write(&stamp, wanted).unwrap();
+        python
+    })
+}
+
+/// A catalog for the end-to-end tests: the bundled skills, a long skill
+/// with sections, a skill disabled by the configuration, and one whose name
+/// breaks the Skills extension's rules.
+fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    copy_dir(&repo().join("skills"), &root);
+    let mut big = String::from(
+        "---\nname: big\ndescription: A long reference. Use when testing long reads.\n---\n\n# Big\n\n",
+    );
+    for part in 1..=3 {
+        big.push_str(&format!("## Part {part}\n\n"));
+        for line in 0..400 {
+            big.push_str(&format!(
+                "Line {line} of part {part} says something about tokens and budgets.\n"
+            ));
+        }
+        big.push('\n');
+    }
+    write(&root, "docs/big/SKILL.md", big);
+    write(
+        &root,
+        "private/secret-recipes/SKILL.md",
+        "---\nname: secret-recipes\ndescription: The family recipes. Use when cooking for the family.\n---\n\n# Recipes\n\nSalt first.\n",
+    );
+    write(
+        &root,
+        "odd/Bad_Name/SKILL.md",
+        "---\nname: Bad_Name\ndescription: A name the extension refuses. Use when testing.\n---\n\n# Odd\n",
+    );
+    let config = temp.path().join("skilldex.yaml");
+    std::fs::write(
+        &config,
+        "# test configuration\nformat: markdown\ndisabled:\n  - secret-recipes\n",
+    )
+    .unwrap();
+    (temp, root, config)
+}
+
+#[allow(clippy::print_stdout)] // the report, shown with --nocapture
+fn run_script(script: &str, args: &[&str]) {
+    let output = Command::new(python())
+        .arg(repo().join("tests/mcp").join(script))
+        .args(args)
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{script} {args:?} failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    // Keep the report visible with --nocapture.
+    println!("{stdout}");
+}
+
+fn e2e(mode: &str) {
+    let (_temp, root, config) = fixture();
+    run_script(
+        "e2e.py",
+        &[
+            "--mode",
+            mode,
+            "--binary",
+            env!("CARGO_BIN_EXE_skilldex"),
+            "--root",
+            root.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+}
+
+#[test]
+fn python_sdk_legacy_session() {
+    e2e("legacy");
+}
+
+#[test]
+fn python_sdk_2026_session() {
+    e2e("auto");
+}
