@@ -39,6 +39,10 @@ where
         let mut line = Vec::new();
         loop {
             line.clear();
+            if line.capacity() > 1 << 20 {
+                // Do not keep a 10 MB buffer for one 10 MB message.
+                line = Vec::new();
+            }
             let read = read_line(&mut input, &mut line).await;
             let Ok((count, too_long)) = read else { break };
             if count == 0 {
@@ -85,6 +89,9 @@ where
                                 break;
                             }
                             line.clear();
+                            if line.capacity() > 1 << 20 {
+                                line = Vec::new();
+                            }
                             if output.flush().await.is_err() {
                                 break;
                             }
@@ -194,6 +201,14 @@ fn check(line: &[u8]) -> Check {
                     "invalid request: `method` must be a string",
                 ));
             };
+            if method.len() > 256 {
+                // No method is that long; do not echo it back.
+                return Check::Answer(error(
+                    id,
+                    -32601,
+                    &format!("method not found: a {}-byte method name", method.len()),
+                ));
+            }
             if !(id.is_string() || id.is_i64() || id.is_u64()) {
                 return Check::Answer(error(
                     Value::Null,

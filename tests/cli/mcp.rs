@@ -146,3 +146,17 @@ fn python_sdk_legacy_session() {
 fn python_sdk_2026_session() {
     e2e("auto");
 }
+
+#[test]
+fn hostile_and_heavy_input_is_answered() {
+    let (_temp, root, _config) = fixture();
+    run_script(
+        "robustness.py",
+        &[
+            "--binary",
+            env!("CARGO_BIN_EXE_skilldex"),
+            "--root",
+            root.to_str().unwrap(),
+        ],
+    );
+}
