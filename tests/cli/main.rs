@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod catalog;
+mod config;
 mod disclosure;
 mod mcp;
 mod properties;
