@@ -558,7 +558,18 @@ impl Catalog {
         if let Some(&i) = by_id.get(key) {
             return Some(i);
         }
-        self.skills.iter().position(|s| s.qualified_name() == key)
+        // Compared in place: building every `namespace/name` string made a
+        // miss cost milliseconds, and search looks up several keys a query.
+        let is_qualified_name = |s: &Skill| {
+            if s.namespace.is_empty() {
+                return s.name == key;
+            }
+            key.len() == s.namespace.len() + 1 + s.name.len()
+                && key.starts_with(s.namespace.as_str())
+                && key.as_bytes()[s.namespace.len()] == b'/'
+                && key.ends_with(s.name.as_str())
+        };
+        self.skills.iter().position(is_qualified_name)
     }
 
     /// The search index of this snapshot, built on first use.

@@ -179,10 +179,19 @@ impl Inverted {
             return Vec::new();
         }
         let max = if len >= 8 { 2 } else { 1 };
+        // Which bytes (folded into 64 buckets) a word holds. One edit adds
+        // at most one bucket and removes at most one, so words more than
+        // `2 * max` buckets apart cannot be within `max` edits: skipping
+        // them changes no answer and spares most distance computations.
+        let buckets = |text: &[u8]| text.iter().fold(0u64, |m, &b| m | 1 << (b % 64));
+        let word_buckets = buckets(word.as_bytes());
         let mut found = Vec::new();
         for l in len.saturating_sub(max)..=len + max {
             for &id in self.words_by_len.get(l).map(Vec::as_slice).unwrap_or(&[]) {
                 let candidate = self.term_text[id as usize].as_bytes();
+                if (buckets(candidate) ^ word_buckets).count_ones() as usize > 2 * max {
+                    continue;
+                }
                 if let Some(d) = text::bounded_distance(word.as_bytes(), candidate, max) {
                     found.push((id, d));
                 }
