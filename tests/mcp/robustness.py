@@ -36,7 +36,7 @@ class Server:
     def __init__(self, binary: str, root: str, live: bool) -> None:
         args = [binary, "-q", "serve", "--root", root] + (["--live"] if live else [])
         self.process = subprocess.Popen(
-            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         self.answers: dict[object, dict] = {}
         self.null_errors: list[dict] = []
