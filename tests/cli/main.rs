@@ -6,6 +6,7 @@ mod catalog;
 mod disclosure;
 mod properties;
 mod render;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
