@@ -365,3 +365,13 @@ fn ranking_quality_on_the_labelled_set() {
     );
     assert_eq!(ours.by_kind["exact"].r1(), 1.0);
 }
+
+#[test]
+fn a_cut_directory_points_at_search() {
+    let r = run(&["render", "--paths", "none", "--mode", "namespaces"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains("skilldex search \"<what you need>\""),
+        "{r:?}"
+    );
+}
