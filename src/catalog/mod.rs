@@ -558,18 +558,10 @@ impl Catalog {
         if let Some(&i) = by_id.get(key) {
             return Some(i);
         }
-        // Compared in place: building every `namespace/name` string made a
-        // miss cost milliseconds, and search looks up several keys a query.
-        let is_qualified_name = |s: &Skill| {
-            if s.namespace.is_empty() {
-                return s.name == key;
-            }
-            key.len() == s.namespace.len() + 1 + s.name.len()
-                && key.starts_with(s.namespace.as_str())
-                && key.as_bytes()[s.namespace.len()] == b'/'
-                && key.ends_with(s.name.as_str())
-        };
-        self.skills.iter().position(is_qualified_name)
+        // `namespace/name` of a skill that holds its plain name as its id.
+        let (namespace, name) = key.rsplit_once('/')?;
+        let i = *by_id.get(name)?;
+        (self.skills[i].namespace == namespace).then_some(i)
     }
 
     /// The search index of this snapshot, built on first use.

@@ -14,6 +14,8 @@
 //! little of the query the answer is "no match", with the words that found
 //! nothing and the namespaces closest to the query.
 
+#[doc(hidden)]
+pub mod eval;
 mod index;
 mod text;
 
@@ -67,11 +69,18 @@ pub struct SearchResults {
     pub unmatched_terms: Vec<String>,
 }
 
-/// Below this share of the query matched (counting synonyms and single CJK
-/// characters as half), the best candidate is not an answer.
-const MIN_COVERAGE: f32 = 0.5;
+/// The relevance floor: below it the best candidate is not an answer.
+/// Relevance is the score over the query's ideal score (every word matched
+/// in a name), scaled by the share of the query matched.
+const FLOOR: f32 = 0.10;
+/// A namespace matching at least this well puts all its skills in the
+/// running.
+const NAMESPACE_MIN: f32 = 0.3;
+/// Below this share of the query's words matched (synonyms and single CJK
+/// characters count half) the best candidate is a coincidence.
+const MIN_COVERAGE: f32 = 0.25;
 /// Results scoring under this share of the best one are noise.
-const RELATIVE_FLOOR: f32 = 0.2;
+const RELATIVE_FLOOR: f32 = 0.15;
 
 /// The search index of one catalog snapshot, built once on first use.
 #[derive(Debug, Clone, Default)]
@@ -465,17 +474,44 @@ fn search(
     let ns_scored = score(&index.namespaces, &ns_plan);
     let namespace_count = catalog.namespaces().len();
     let mut ns_strength = vec![0.0f32; namespace_count];
+    let mut ns_full = vec![0u64; namespace_count];
+    let mut ns_partial = vec![0u64; namespace_count];
     let ns_ideal = ns_plan.ideal(&index.namespaces);
     for &n in &ns_scored.touched {
         let n = n as usize;
         let coverage = ns_plan.coverage(ns_scored.full[n], ns_scored.partial[n]);
         ns_strength[n] = (ns_scored.score[n] / ns_ideal).min(1.0) * coverage;
+        ns_full[n] = ns_scored.full[n];
+        ns_partial[n] = ns_scored.partial[n];
     }
-    // A nested namespace inherits part of its parent's match.
+    // A nested namespace inherits part of its parent's match (parents sort
+    // before their children).
     for n in 0..namespace_count {
         let p = index.parent[n];
         if p != u32::MAX {
-            ns_strength[n] = ns_strength[n].max(0.7 * ns_strength[p as usize]);
+            let p = p as usize;
+            if 0.7 * ns_strength[p] > ns_strength[n] {
+                ns_strength[n] = 0.7 * ns_strength[p];
+            }
+            ns_full[n] |= ns_full[p];
+            ns_partial[n] |= ns_partial[p];
+        }
+    }
+
+    // The skills of a namespace that matches the query are candidates even
+    // when their own text does not repeat the namespace's words: those
+    // words count for them.
+    let mut scored = scored;
+    if ns_strength.iter().any(|&s| s >= NAMESPACE_MIN) {
+        for (d, &ns) in index.skill_namespace.iter().enumerate() {
+            if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
+                continue;
+            }
+            if scored.full[d] == 0 && scored.partial[d] == 0 {
+                scored.touched.push(d as u32);
+            }
+            scored.full[d] |= ns_full[ns as usize];
+            scored.partial[d] |= ns_partial[ns as usize];
         }
     }
 
@@ -492,7 +528,8 @@ fn search(
             } else {
                 ns_strength[ns as usize]
             };
-            let relevance = scored.score[d] / ideal * (0.25 + 0.75 * coverage) * (1.0 + 0.5 * lift);
+            let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
+            let relevance = own * (1.0 + 0.5 * lift) + 0.2 * lift * coverage;
             (relevance, coverage, doc)
         })
         .collect();
@@ -513,7 +550,7 @@ fn search(
     let best = ranked.first().copied();
     let no_evidence = match best {
         None => true,
-        Some((_, coverage, _)) => coverage < MIN_COVERAGE,
+        Some((relevance, coverage, _)) => relevance < FLOOR || coverage < MIN_COVERAGE,
     };
     let mut hits: Vec<Hit> = pinned
         .iter()
@@ -521,11 +558,11 @@ fn search(
         .collect();
     if !no_evidence {
         let top = best.map_or(0.0, |b| b.0);
-        for &(relevance, coverage, doc) in &ranked {
+        for &(relevance, _, doc) in &ranked {
             if hits.len() >= limit {
                 break;
             }
-            if relevance < top * RELATIVE_FLOOR || coverage < MIN_COVERAGE * 0.6 {
+            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR * 0.5 {
                 break;
             }
             if hits.iter().any(|h| h.index == doc as usize) {

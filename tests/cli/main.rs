@@ -8,6 +8,7 @@ mod disclosure;
 mod mcp;
 mod properties;
 mod render;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
