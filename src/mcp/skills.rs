@@ -425,4 +425,74 @@ mod tests {
         assert_eq!(decode("a%2"), None);
         assert_eq!(mime_type("x/y.MD"), "text/markdown");
     }
+
+    fn catalog_of(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Catalog) {
+        let temp = tempfile::tempdir().unwrap();
+        for (path, bytes) in files {
+            let path = temp.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let catalog = crate::CatalogBuilder::new([temp.path()]).build().unwrap();
+        (temp, catalog)
+    }
+
+    #[test]
+    fn entries_follow_the_extension_rules() {
+        let skill_md: &[u8] =
+            b"---\nname: ok-skill\ndescription: Fine. Use when testing.\nlicense: MIT\n---\n# Ok\n";
+        let big = vec![b'x'; 9 * 1024 * 1024];
+        let (_temp, catalog) = catalog_of(&[
+            ("ns/ok-skill/SKILL.md", skill_md),
+            ("ns/ok-skill/refs/a b.md", b"# A\n"),
+            (
+                "ns/ok-skill/inner/SKILL.md",
+                b"---\nname: inner\ndescription: Nested. Use when testing.\n---\n",
+            ),
+            (
+                "ns/huge/SKILL.md",
+                b"---\nname: huge\ndescription: Too big. Use when testing.\n---\n",
+            ),
+            ("ns/huge/one.bin", &big),
+            ("ns/huge/two.bin", &big),
+            (
+                "ns/Upper/SKILL.md",
+                b"---\nname: Upper\ndescription: Bad name. Use when testing.\n---\n",
+            ),
+        ]);
+        let index = SkillIndex::new(&catalog);
+        assert_eq!(index.left_out.len(), 1, "{:?}", index.left_out);
+        assert!(index.left_out[0].contains("`Upper`"));
+        let ok = catalog.get("ok-skill").unwrap();
+        let entry = entry(ok).unwrap();
+        assert_eq!(entry.uri, "skill://ns/ok-skill/SKILL.md");
+        assert_eq!(entry.frontmatter.extra["license"], "MIT");
+        let SkillResources::Files(files) = &entry.resources else {
+            panic!("a manifest")
+        };
+        let uris: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
+        // Nested skills' files belong to the enclosing manifest too.
+        assert_eq!(
+            uris,
+            [
+                "skill://ns/ok-skill/SKILL.md",
+                "skill://ns/ok-skill/inner/SKILL.md",
+                "skill://ns/ok-skill/refs/a%20b.md"
+            ]
+        );
+        let (owner, path) = index.locate("skill://ns/ok-skill/refs/a%20b.md").unwrap();
+        assert_eq!(
+            (catalog.skills()[owner].id.as_str(), path.as_str()),
+            ("ok-skill", "refs/a b.md")
+        );
+        let (owner, _) = index.locate("skill://ns/ok-skill/inner/SKILL.md").unwrap();
+        assert_eq!(catalog.skills()[owner].id, "inner");
+        let huge = catalog.get("huge").unwrap();
+        assert!(entry_error(huge).contains("16 MiB"));
+        assert!(read_file(ok, "../huge/SKILL.md", "skill://x").is_err());
+    }
+
+    fn entry_error(skill: &Skill) -> String {
+        entry(skill).unwrap_err()
+    }
 }
