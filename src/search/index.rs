@@ -52,9 +52,10 @@ pub(crate) struct Inverted {
     vocab: FastMap<String, u32>,
     /// Term texts by id, for typo and prefix lookups.
     term_text: Vec<Box<str>>,
-    /// Plain word terms (ASCII) grouped by byte length: id and the set of
-    /// letters in the word, a cheap filter before an edit distance.
-    words_by_len: Vec<Vec<(u32, u64)>>,
+    /// The words of the documents as written (ASCII, lower-cased, not
+    /// stemmed) grouped by byte length, with their term and the set of
+    /// letters in the word (a cheap filter before an edit distance).
+    words_by_len: Vec<Vec<(Box<str>, u32, u64)>>,
     idf: Vec<f32>,
     /// (document, saturated weighted frequency in 0..1), grouped by term:
     /// term `t` owns `postings[offsets[t]..offsets[t + 1]]`.
@@ -128,14 +129,25 @@ impl Inverted {
             }
         }
         let mut index = Inverted::default();
-        for (id, (text, kind)) in vocab.terms.iter().enumerate() {
-            if *kind == Kind::Word && text.is_ascii() {
-                let len = text.len();
+        let compounds = vocab
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, kind))| *kind == Kind::Compound)
+            .map(|(id, (text, _))| (text.clone(), id as u32));
+        for (surface, id) in vocab.surfaces.drain().chain(compounds) {
+            if surface.is_ascii() {
+                let len = surface.len();
                 if index.words_by_len.len() <= len {
                     index.words_by_len.resize(len + 1, Vec::new());
                 }
-                index.words_by_len[len].push((id as u32, letters(text.as_bytes())));
+                let mask = letters(surface.as_bytes());
+                index.words_by_len[len].push((surface, id, mask));
             }
+        }
+        // Map order depends on how the work was split: sort.
+        for bucket in &mut index.words_by_len {
+            bucket.sort_unstable();
         }
         index.term_text = vocab.terms.into_iter().map(|(t, _)| t).collect();
         index.vocab = vocab.map;
@@ -226,34 +238,24 @@ impl Inverted {
         self.offsets[term as usize + 1] - self.offsets[term as usize]
     }
 
-    /// Word terms within a small edit distance of `word` (1 for short
-    /// words, 2 from eight letters), closest first, at most `limit`.
+    /// Terms with a word within a small edit distance of `word` (1 for
+    /// short words, 2 from eight letters), closest first, at most `limit`.
     pub fn near(&self, word: &str, limit: usize) -> Vec<(u32, usize)> {
         let len = word.len();
         if len < 4 || !word.is_ascii() {
             return Vec::new();
         }
         let max = if len >= 8 { 2 } else { 1 };
-        // Which bytes (folded into 64 buckets) a word holds. One edit adds
-        // at most one bucket and removes at most one, so words more than
-        // `2 * max` buckets apart cannot be within `max` edits: skipping
-        // them changes no answer and spares most distance computations.
-        let buckets = |text: &[u8]| text.iter().fold(0u64, |m, &b| m | 1 << (b % 64));
-        let word_buckets = buckets(word.as_bytes());
         let mut found = Vec::new();
         let mask = letters(word.as_bytes());
         for l in len.saturating_sub(max)..=len + max {
-            for &(id, other) in self.words_by_len.get(l).map(Vec::as_slice).unwrap_or(&[]) {
+            for (surface, id, other) in self.words_by_len.get(l).map(Vec::as_slice).unwrap_or(&[]) {
                 // Each edit adds or removes at most one letter of the set.
                 if (mask ^ other).count_ones() as usize > 2 * max {
                     continue;
                 }
-                let candidate = self.term_text[id as usize].as_bytes();
-                if (buckets(candidate) ^ word_buckets).count_ones() as usize > 2 * max {
-                    continue;
-                }
-                if let Some(d) = text::bounded_distance(word.as_bytes(), candidate, max) {
-                    found.push((id, d));
+                if let Some(d) = text::bounded_distance(word.as_bytes(), surface.as_bytes(), max) {
+                    found.push((*id, d));
                 }
             }
         }
@@ -263,6 +265,13 @@ impl Inverted {
             a.1.cmp(&b.1)
                 .then(self.df(b.0).cmp(&self.df(a.0)))
                 .then(self.term_text[a.0 as usize].cmp(&self.term_text[b.0 as usize]))
+        });
+        // Several spellings of one stem: keep its closest.
+        let mut seen: Vec<u32> = Vec::new();
+        found.retain(|(id, _)| {
+            let new = !seen.contains(id);
+            seen.push(*id);
+            new
         });
         found.truncate(limit);
         found
@@ -279,14 +288,15 @@ impl Inverted {
             .iter()
             .skip(prefix.len() + 1)
             .flatten()
-            .map(|&(id, _)| id)
-            .filter(|&id| self.term_text[id as usize].starts_with(prefix))
+            .filter(|(surface, _, _)| surface.starts_with(prefix))
+            .map(|&(_, id, _)| id)
             .collect();
         found.sort_by(|&a, &b| {
             self.df(b)
                 .cmp(&self.df(a))
                 .then(self.term_text[a as usize].cmp(&self.term_text[b as usize]))
         });
+        found.dedup();
         found.truncate(limit);
         found
     }
@@ -294,7 +304,17 @@ impl Inverted {
     /// Approximate heap size in bytes, for reports.
     pub fn heap_bytes(&self) -> usize {
         let postings = self.postings.capacity() * 8 + self.offsets.capacity() * 4;
-        let terms: usize = self.term_text.iter().map(|t| t.len() * 2 + 16 + 8).sum();
+        let terms: usize = self
+            .term_text
+            .iter()
+            .map(|t| t.len() * 2 + 16 + 8)
+            .sum::<usize>()
+            + self
+                .words_by_len
+                .iter()
+                .flatten()
+                .map(|(w, _, _)| w.len() + 28)
+                .sum::<usize>();
         postings + terms + self.idf.len() * 4
     }
 }

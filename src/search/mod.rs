@@ -69,16 +69,20 @@ pub struct SearchResults {
     pub unmatched_terms: Vec<String>,
 }
 
-/// The relevance floor: below it the best candidate is not an answer.
-/// Relevance is the score over the query's ideal score (every word matched
-/// in a name), scaled by the share of the query matched.
-const FLOOR: f32 = 0.10;
+/// The relevance floor. The best candidate is an answer when it matches
+/// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
+/// as one word) or at least [`MIN_COVERAGE`] of the query (synonyms and
+/// single CJK characters count half). One word of a longer query is a
+/// coincidence: "jest jokes for a birthday card" is not about the test
+/// runner. Long queries pass on their matched words, not on their share.
+const MIN_WORDS: f32 = 2.0;
+const MIN_COVERAGE: f32 = 0.5;
+/// Relevance (score over the query's ideal score) under which nothing is an
+/// answer, whatever it matched.
+const FLOOR: f32 = 0.02;
 /// A namespace matching at least this well puts all its skills in the
 /// running.
 const NAMESPACE_MIN: f32 = 0.3;
-/// Below this share of the query's words matched (synonyms and single CJK
-/// characters count half) the best candidate is a coincidence.
-const MIN_COVERAGE: f32 = 0.25;
 /// Results scoring under this share of the best one are noise.
 const RELATIVE_FLOOR: f32 = 0.15;
 
@@ -398,6 +402,18 @@ impl Plan {
         got / total
     }
 
+    /// How many query words (CJK characters count half) `full` matches
+    /// exactly.
+    fn full_mass(&self, full: u64) -> f32 {
+        self.units
+            .iter()
+            .enumerate()
+            .take(64)
+            .filter(|(u, _)| full & (1u64 << u) != 0)
+            .map(|(_, unit)| unit.mass)
+            .sum()
+    }
+
     /// The best score a document could reach: every unit matched exactly.
     fn ideal(&self, index: &Inverted) -> f32 {
         let mut ideal = 0.0;
@@ -550,7 +566,10 @@ fn search(
     let best = ranked.first().copied();
     let no_evidence = match best {
         None => true,
-        Some((relevance, coverage, _)) => relevance < FLOOR || coverage < MIN_COVERAGE,
+        Some((relevance, coverage, doc)) => {
+            let words = plan.full_mass(scored.full[doc as usize]);
+            relevance < FLOOR || (words < MIN_WORDS && coverage < MIN_COVERAGE)
+        }
     };
     let mut hits: Vec<Hit> = pinned
         .iter()
@@ -562,7 +581,7 @@ fn search(
             if hits.len() >= limit {
                 break;
             }
-            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR * 0.5 {
+            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR {
                 break;
             }
             if hits.iter().any(|h| h.index == doc as usize) {
