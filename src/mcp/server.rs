@@ -61,6 +61,11 @@ struct Inner {
     next_sink: std::sync::atomic::AtomicU64,
     /// Skills whose exclusion from the extension was already logged.
     logged: Mutex<HashSet<String>>,
+    /// When the resources last changed, so a listen stream opened just
+    /// after still hears of it (rmcp acknowledges a `subscriptions/listen`
+    /// before the handler registers its sink, and a client may send its
+    /// next request in between).
+    last_change: Mutex<Option<std::time::Instant>>,
 }
 
 /// The skilldex MCP server. Cheap to clone: clones share one state.
@@ -89,6 +94,7 @@ impl SkilldexServer {
                 sinks: Mutex::new(Vec::new()),
                 next_sink: std::sync::atomic::AtomicU64::new(0),
                 logged: Mutex::new(HashSet::new()),
+                last_change: Mutex::new(None),
             }),
         }
     }
@@ -168,6 +174,7 @@ enable it.\n\n",
 
     /// Tell every listener that the resources changed.
     async fn notify_changed(&self, peer: Option<&Peer<RoleServer>>) {
+        *lock(&self.inner.last_change) = Some(std::time::Instant::now());
         if let Some(peer) = peer {
             // Unsolicited notifications exist only on sessions that began
             // with `initialize`.
@@ -646,6 +653,11 @@ impl ServerHandler for SkilldexServer {
             .next_sink
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         lock(&self.inner.sinks).push((id, context.sink().clone()));
+        let recent = lock(&self.inner.last_change)
+            .is_some_and(|at| at.elapsed() < std::time::Duration::from_secs(1));
+        if recent {
+            let _ = context.sink().notify_resource_list_changed().await;
+        }
         context.cancelled().await;
         lock(&self.inner.sinks).retain(|(i, _)| *i != id);
         Ok(())

@@ -215,8 +215,24 @@ async def main(args: argparse.Namespace) -> None:
         result = await client.call_tool("request_skill_enable", {"name": "csv-cleanup", "suggest_reason": "x"})
         check(result.is_error and "already enabled" in text_of(result), "enabling an enabled skill is refused")
         before = config.read_text()
+        modern = client.protocol_version >= "2026-07-28"
+        listen = client.listen(resources_list_changed=True) if modern else None
+        subscription = await listen.__aenter__() if listen else None
         result = await client.call_tool("request_skill_enable", {
             "name": "secret-recipes", "suggest_reason": "The user asked for the family recipes."})
+        with anyio.move_on_after(10):
+            if subscription is not None:
+                async for event in subscription:
+                    if type(event).__name__ == "ResourcesListChanged":
+                        changed.set()
+                        break
+            else:
+                await changed.wait()
+        if listen is not None:
+            await listen.__aexit__(None, None, None)
+        check(changed.is_set(), "enabling a skill sends notifications/resources/list_changed"
+              + (" on the listen stream" if modern else ""))
+        changed = anyio.Event()
         answer = json.loads(text_of(result)) if not result.is_error else {}
         check(answer.get("completed") is True and answer.get("user_confirmed") is True and answer.get("name") == "secret-recipes",
               "request_skill_enable asks the user and enables the skill", text_of(result))
