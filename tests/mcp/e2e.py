@@ -138,6 +138,14 @@ async def main(args: argparse.Namespace) -> None:
         args=["serve", "--root", str(root)] + (["--live"] if args.live else []),
         env=env,
     )
+    # A client that cannot elicit is told so, and nothing changes.
+    async with Client(server, mode=args.mode, cache=None, read_timeout_seconds=30) as plain:
+        result = await plain.call_tool("request_skill_enable", {
+            "name": "secret-recipes", "suggest_reason": "The user asked for the family recipes."})
+        check(result.is_error and "does not support elicitation" in text_of(result)
+              and "skilldex.yaml" in text_of(result),
+              "without elicitation support the tool says so and how to enable by hand", text_of(result))
+
     started = time.monotonic()
     async with Client(
         server,
