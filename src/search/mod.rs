@@ -71,8 +71,9 @@ pub struct SearchResults {
 
 /// The relevance floor. The best candidate is an answer when it matches
 /// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
-/// as one word) or at least [`MIN_COVERAGE`] of the query (synonyms and
-/// single CJK characters count half). One word of a longer query is a
+/// as one word; a sure typo counts), or one word and at least
+/// [`MIN_COVERAGE`] of the query (synonyms, guesses and single CJK
+/// characters count half). One word of a longer query is a
 /// coincidence: "jest jokes for a birthday card" is not about the test
 /// runner. Long queries pass on their matched words, not on their share.
 const MIN_WORDS: f32 = 2.0;
@@ -226,19 +227,28 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                         full: true,
                     });
                     unit.matched = true;
-                } else {
-                    // Unknown word: a near spelling, else a completion.
+                } else if !text::synonyms(&term.text)
+                    .iter()
+                    .any(|s| index.term(s).is_some())
+                {
+                    // Unknown word (and not a known word's synonym): a near
+                    // spelling, else a completion. Either is a guess, so it
+                    // covers its query word only in part.
                     let mut near = index.near(&term.text, 2);
                     if near.is_empty() && term.surface != term.text {
                         near = index.near(&term.surface, 2);
                     }
+                    // A long word one edit away is almost surely a typo; short
+                    // words have too many neighbours to be sure.
+                    let letters = term.surface.len();
                     for (id, distance) in &near {
                         let weight = if *distance == 1 { 0.7 } else { 0.5 };
+                        let sure = (*distance == 1 && letters >= 6) || letters >= 9;
                         expansions.push(Expansion {
                             term: *id,
                             weight,
                             units: mask,
-                            full: true,
+                            full: sure,
                         });
                         unit.matched = true;
                     }
@@ -568,7 +578,7 @@ fn search(
         None => true,
         Some((relevance, coverage, doc)) => {
             let words = plan.full_mass(scored.full[doc as usize]);
-            relevance < FLOOR || (words < MIN_WORDS && coverage < MIN_COVERAGE)
+            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || coverage < MIN_COVERAGE))
         }
     };
     let mut hits: Vec<Hit> = pinned
