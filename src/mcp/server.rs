@@ -165,6 +165,12 @@ enable it.\n\n",
         text
     }
 
+    /// Build the current snapshot's search index (it is built once, on
+    /// first use, and kept with the snapshot).
+    fn warm_search(&self) {
+        let _ = self.view().catalog.search_index();
+    }
+
     /// Forget the cached view (the next request rebuilds it).
     fn invalidate(&self) {
         let mut state = lock(&self.inner.state);
@@ -679,12 +685,7 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
     // Build the search index while the client is still getting ready.
     {
         let server = server.clone();
-        tokio::task::spawn_blocking(move || {
-            let view = server.view();
-            let _ = view
-                .catalog
-                .search("skill", &crate::search::SearchOptions { limit: 1 });
-        });
+        tokio::task::spawn_blocking(move || server.warm_search());
     }
     if let Some(changes) = options.changes {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<String>();
@@ -703,6 +704,9 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
         tokio::spawn(async move {
             while let Some(revision) = receiver.recv().await {
                 server.on_catalog_change(&peer, &revision).await;
+                // The new snapshot's search index, before a search needs it.
+                let warm = server.clone();
+                tokio::task::spawn_blocking(move || warm.warm_search());
             }
         });
     }
