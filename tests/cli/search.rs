@@ -375,3 +375,27 @@ fn a_cut_directory_points_at_search() {
         "{r:?}"
     );
 }
+
+#[test]
+fn runaway_queries_are_cut_not_choked_on() {
+    let catalog = skilldex::CatalogBuilder::new([super::repo().join("skills")])
+        .build()
+        .unwrap();
+    let options = skilldex::search::SearchOptions::default();
+    // Ten megabytes of words, unknown words, CJK, and a huge select list.
+    for query in [
+        "review sql ".repeat(1_000_000),
+        "qwxz ".repeat(2_000_000),
+        "数据库备份".repeat(700_000),
+        format!("select:{}", "git-bisect,".repeat(1_000_000)),
+    ] {
+        let results = catalog.search(&query, &options);
+        assert!(results.query.len() <= query.len());
+        assert!(results.hits.len() <= 8);
+    }
+    let results = catalog.search(&"review sql ".repeat(1_000_000), &options);
+    assert_eq!(
+        catalog.skills()[results.hits[0].index].name,
+        "sql-query-review"
+    );
+}
