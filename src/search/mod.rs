@@ -81,6 +81,22 @@ const MIN_COVERAGE: f32 = 0.5;
 /// Relevance (score over the query's ideal score) under which nothing is an
 /// answer, whatever it matched.
 const FLOOR: f32 = 0.02;
+/// At most this many names in a `select:` list.
+const MAX_SELECT: usize = 256;
+/// Longer queries are cut to this many bytes.
+const MAX_QUERY_BYTES: usize = 1024;
+
+fn cut_at_char(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// A namespace matching at least this well puts all its skills in the
 /// running.
 const NAMESPACE_MIN: f32 = 0.3;
@@ -391,7 +407,7 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
 
 impl Plan {
     fn total_mass(&self) -> f32 {
-        self.units.iter().map(|u| u.mass).sum()
+        self.units.iter().take(64).map(|u| u.mass).sum()
     }
 
     /// Share of the query a document's matches cover.
@@ -488,9 +504,12 @@ fn search(
     options: &SearchOptions,
 ) -> SearchResults {
     let limit = options.limit.max(1);
+    // A query is a few words; a runaway one is cut (at a character
+    // boundary) so it costs what a long sentence costs, not more.
     if let Some(list) = select_list(query) {
         return select(catalog, query, list, limit);
     }
+    let query = cut_at_char(query, MAX_QUERY_BYTES);
     let pinned = named_skills(catalog, query);
     let plan = plan(&index.skills, query);
     let scored = score(&index.skills, &plan);
@@ -694,7 +713,12 @@ fn select_list(query: &str) -> Option<&str> {
 fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchResults {
     let mut hits: Vec<Hit> = Vec::new();
     let mut unmatched_terms = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in list
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .take(MAX_SELECT)
+    {
         match lookup(catalog, name) {
             Some(index) if !hits.iter().any(|h| h.index == index) => {
                 hits.push(Hit { index, score: 1.0 })

@@ -375,3 +375,70 @@ fn a_cut_directory_points_at_search() {
         "{r:?}"
     );
 }
+
+#[test]
+fn runaway_queries_are_cut_not_choked_on() {
+    let catalog = skilldex::CatalogBuilder::new([super::repo().join("skills")])
+        .build()
+        .unwrap();
+    let options = skilldex::search::SearchOptions::default();
+    // Ten megabytes of words, unknown words, CJK, and a huge select list.
+    for query in [
+        "review sql ".repeat(1_000_000),
+        "qwxz ".repeat(2_000_000),
+        "数据库备份".repeat(700_000),
+        format!("select:{}", "git-bisect,".repeat(1_000_000)),
+    ] {
+        let results = catalog.search(&query, &options);
+        assert!(results.query.len() <= query.len());
+        assert!(results.hits.len() <= 8);
+    }
+    let results = catalog.search(&"review sql ".repeat(1_000_000), &options);
+    assert_eq!(
+        catalog.skills()[results.hits[0].index].name,
+        "sql-query-review"
+    );
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    fn catalog() -> &'static skilldex::Catalog {
+        static CATALOG: OnceLock<skilldex::Catalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            let repo = super::super::repo();
+            skilldex::CatalogBuilder::new([repo.join("skills"), repo.join("evals/search/catalog")])
+                .build()
+                .unwrap()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any text: no panic, at most `limit` distinct hits, scores in
+        /// 0..=1 and best first, "no match" exactly when there are no
+        /// hits, and the same answer twice.
+        #[test]
+        fn any_query_gets_a_well_formed_answer(
+            query in "(\\PC{0,40}|[a-z_ -]{0,60}|[\\u{4e00}-\\u{4e2f}pdf ]{0,20})",
+            limit in 1usize..12,
+        ) {
+            let catalog = catalog();
+            let options = skilldex::search::SearchOptions { limit };
+            let results = catalog.search(&query, &options);
+            prop_assert!(results.hits.len() <= limit);
+            prop_assert_eq!(results.no_match, results.hits.is_empty());
+            let mut seen = std::collections::HashSet::new();
+            for hit in &results.hits {
+                prop_assert!(seen.insert(hit.index));
+                prop_assert!(hit.index < catalog.skills().len());
+                prop_assert!((0.0..=1.0).contains(&hit.score), "{}", hit.score);
+            }
+            let scores: Vec<f32> = results.hits.iter().map(|h| h.score).collect();
+            prop_assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{:?}", scores);
+            prop_assert_eq!(catalog.search(&query, &options), results);
+        }
+    }
+}
