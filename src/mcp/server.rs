@@ -15,6 +15,7 @@ use rmcp::model::{
     ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
     Resource, ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{
     ElicitationMode, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink,
@@ -450,7 +451,15 @@ impl ServerHandler for SkilldexServer {
                     Value::Object(map) => map,
                     _ => Map::new(),
                 };
-                Tool::new(d.name, d.description, Arc::new(schema))
+                // Search, read and grep only read local files; enabling a
+                // skill asks the user and may rewrite a config file.
+                let read_only = d.name != tools::REQUEST_SKILL_ENABLE;
+                let annotations = ToolAnnotations::new()
+                    .read_only(read_only)
+                    .destructive(false)
+                    .idempotent(read_only)
+                    .open_world(false);
+                Tool::new(d.name, d.description, Arc::new(schema)).with_annotations(annotations)
             })
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
