@@ -24,6 +24,7 @@
 //! ```
 
 pub mod catalog;
+pub mod live;
 pub mod model;
 pub mod parse;
 pub mod query;

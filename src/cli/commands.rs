@@ -308,6 +308,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         .skills()
         .iter()
         .filter(|s| in_namespace(&s.namespace, filter))
+        .map(|s| &**s)
         .collect();
     let counts = count(catalog.diagnostics());
     if args.json {

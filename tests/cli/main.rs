@@ -4,6 +4,7 @@
 mod bad_input;
 mod catalog;
 mod disclosure;
+mod live;
 mod properties;
 mod render;
 
