@@ -24,14 +24,15 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show_command(cli, args),
         Command::Read(args) => read_command(cli, args),
         Command::Grep(args) => grep_command(cli, args),
+        Command::Watch(args) => super::watch::watch_command(cli, args),
     }
 }
 
-fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+pub(super) fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
 }
 
-fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+pub(super) fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut out = stdout();
     serde_json::to_writer_pretty(&mut out, value).context("writing JSON")?;
     out.write_all(b"\n")?;
@@ -54,11 +55,11 @@ fn count(diagnostics: &[Diagnostic]) -> Counts {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
+pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
     let severity = match d.severity {
         Severity::Error => style.red("error"),
         Severity::Warning => style.yellow("warning"),
@@ -78,7 +79,7 @@ fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
 /// After commands that are not `lint`: a one-line summary of problems on
 /// stderr (every diagnostic with -v), so authors notice without asking.
 #[allow(clippy::print_stderr)]
-fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
+pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
     if cli.global.quiet {
         return;
     }
@@ -123,30 +124,12 @@ fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
 
 #[allow(clippy::print_stderr)]
 fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
-    let format = if args.json {
-        Format::Json
-    } else {
-        args.format.into()
-    };
-    let budget = match (args.budget_tokens, args.budget_chars) {
-        (Some(n), _) => Some(Budget::Tokens(n)),
-        (None, Some(n)) => Some(Budget::Chars(n)),
-        (None, None) => None,
-    };
-    if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
-        // Load the tokenizer while the roots are scanned.
-        tokens::warm_up();
+    if let Some(previous) = &args.since {
+        return super::watch::render_since(cli, args, previous);
     }
+    let options = render_options(args)?;
+    let (format, budget) = (options.format, options.budget);
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
-    let options = RenderOptions {
-        format,
-        paths: args.paths.into(),
-        mode: args.mode.into(),
-        budget,
-        base: std::env::current_dir().context("reading the current folder")?,
-        reach: query::Reach::Cli,
-        counts_only: format != Format::Json,
-    };
     let rendered = query::render_directory(&catalog, &options);
     if format == Format::Json {
         write_json(&render::to_json(&catalog, &rendered))?;
@@ -264,6 +247,33 @@ fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// The render flags as options (and the tokenizer loading, when needed).
+pub(super) fn render_options(args: &RenderArgs) -> anyhow::Result<RenderOptions> {
+    let format = if args.json {
+        Format::Json
+    } else {
+        args.format.into()
+    };
+    let budget = match (args.budget_tokens, args.budget_chars) {
+        (Some(n), _) => Some(Budget::Tokens(n)),
+        (None, Some(n)) => Some(Budget::Chars(n)),
+        (None, None) => None,
+    };
+    if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
+        // Load the tokenizer while the roots are scanned.
+        tokens::warm_up();
+    }
+    Ok(RenderOptions {
+        format,
+        paths: args.paths.into(),
+        mode: args.mode.into(),
+        budget,
+        base: std::env::current_dir().context("reading the current folder")?,
+        reach: query::Reach::Cli,
+        counts_only: format != Format::Json,
     })
 }
 

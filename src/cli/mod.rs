@@ -9,6 +9,7 @@
 
 mod commands;
 mod style;
+mod watch;
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::Profile;
@@ -77,6 +78,8 @@ enum Command {
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
+    /// Follow the skill folders live: the directory, then each change as it lands.
+    Watch(watch::WatchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +103,11 @@ struct RenderArgs {
     /// one line per namespace (namespaces), or pick by size (auto).
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
     mode: ModeArg,
+    /// Print only what changed since PREVIOUS.json (the output of an
+    /// earlier `render --format json`), as a block to append to that
+    /// directory; nothing when nothing changed.
+    #[arg(long, value_name = "PREVIOUS.json")]
+    since: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,7 @@ mod disclosure;
 mod live;
 mod properties;
 mod render;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
