@@ -394,6 +394,7 @@ impl CatalogBuilder {
         mut rescan: Rescan,
     ) -> (Catalog, RebuildKind) {
         let started = std::time::Instant::now();
+        let mut scanning = std::time::Duration::ZERO;
         if !retained.limited.is_empty() {
             rescan = Rescan::everything(self.roots.len());
         }
@@ -420,7 +421,9 @@ impl CatalogBuilder {
                     patch.patchable = false;
                 } else {
                     let options = self.scan_options(Some(scopes.clone().into()));
+                    let walk = std::time::Instant::now();
                     result = scan::scan_root(index, root, &options);
+                    scanning += walk.elapsed();
                     covered = Covered::Scopes(scopes);
                     if walk_limited(&result) {
                         // What a bound hides cannot be told from a narrowed walk.
@@ -432,7 +435,9 @@ impl CatalogBuilder {
             }
             if exists && matches!(covered, Covered::Root(_)) {
                 patch.patchable = false;
+                let walk = std::time::Instant::now();
                 result = scan::scan_root(index, root, &self.scan_options(None));
+                scanning += walk.elapsed();
                 if walk_limited(&result) {
                     retained.limited.insert(index);
                 } else {
@@ -465,6 +470,7 @@ impl CatalogBuilder {
             (self.assemble(retained.inputs()), RebuildKind::Assembled)
         };
         catalog.stats.files_read = retained.records.len() + retained.namespace_files.len();
+        catalog.stats.scan = scanning;
         catalog.stats.total = started.elapsed();
         (catalog, kind)
     }

@@ -198,8 +198,10 @@ pub struct LiveStats {
     pub patched: u64,
     /// Swaps (new revisions).
     pub swaps: u64,
-    /// How long the last rebuild took.
+    /// How long the last rebuild took, and how much of it was walking and
+    /// reading files.
     pub last_rebuild: Duration,
+    pub last_rebuild_scan: Duration,
 }
 
 /// State shared between the handle and the thread.
@@ -502,6 +504,7 @@ impl Worker {
             stats.full_rescans += u64::from(full);
             stats.patched += u64::from(kind == RebuildKind::Patched);
             stats.last_rebuild = catalog.stats().total;
+            stats.last_rebuild_scan = catalog.stats().scan;
         }
         if catalog.revision() == previous.revision() {
             return;
