@@ -30,6 +30,7 @@ pub mod parse;
 pub mod query;
 pub mod rules;
 pub mod scan;
+pub mod search;
 pub mod tokens;
 
 #[doc(hidden)]

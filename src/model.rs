@@ -292,6 +292,10 @@ pub struct Skill {
     /// True when the plain name is held by a skill of higher precedence and
     /// this one is reachable only by its qualified id.
     pub shadowed: bool,
+    /// The body's ATX headings (outside code fences), one per line, for
+    /// search. Not serialized: `show` reports the full outline.
+    #[serde(skip)]
+    pub headings: String,
 }
 
 impl Skill {

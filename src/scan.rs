@@ -522,7 +522,10 @@ fn visit(
                     &parsed,
                     found.facts,
                 )
-                .map(Arc::new);
+                .map(|mut skill| {
+                    skill.headings = found.headings;
+                    Arc::new(skill)
+                });
                 push(
                     &shared.skills,
                     FoundSkill {
@@ -654,6 +657,7 @@ fn skill_of(
         name_position: fields.positions.get("name").copied(),
         description_position: fields.positions.get("description").copied(),
         shadowed: false,
+        headings: String::new(),
     })
 }
 
@@ -668,6 +672,7 @@ struct ReadSkill {
     identity: Option<FileIdentity>,
     facts: FileFacts,
     parsed: ParsedFile,
+    headings: String,
 }
 
 fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
@@ -773,6 +778,11 @@ fn read_skill_file(
     if let Some(finding) = utf8 {
         parsed.findings.insert(0, finding);
     }
+    let headings = if parsed.fields.is_some() {
+        crate::parse::markdown::quick_headings(text.get(parsed.body_offset..).unwrap_or(""))
+    } else {
+        String::new()
+    };
     let complete = (!partial).then_some(text.as_ref());
     crate::rules::check_file(
         path,
@@ -799,6 +809,7 @@ fn read_skill_file(
             hash: content_hash,
         },
         parsed,
+        headings,
     })
 }
 

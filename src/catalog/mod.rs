@@ -441,6 +441,8 @@ pub struct Catalog {
     stale: Vec<String>,
     /// Built on the first lookup: a render never needs it.
     by_id: std::sync::OnceLock<HashMap<String, usize>>,
+    /// Built on the first search.
+    search: std::sync::OnceLock<crate::search::SearchIndex>,
     stats: BuildStats,
 }
 
@@ -467,6 +469,7 @@ impl Catalog {
             diagnostics,
             stale,
             by_id,
+            search: std::sync::OnceLock::new(),
             stats: BuildStats::default(),
         }
     }
@@ -536,6 +539,11 @@ impl Catalog {
     /// Find a skill by id, by qualified name (`namespace/name`), or by name
     /// when only shadowed skills carry it.
     pub fn get(&self, key: &str) -> Option<&Skill> {
+        self.position(key).map(|i| &*self.skills[i])
+    }
+
+    /// Like [`Catalog::get`], the skill's index in [`Catalog::skills`].
+    pub fn position(&self, key: &str) -> Option<usize> {
         let by_id = self.by_id.get_or_init(|| {
             self.skills
                 .iter()
@@ -544,12 +552,15 @@ impl Catalog {
                 .collect()
         });
         if let Some(&i) = by_id.get(key) {
-            return Some(&self.skills[i]);
+            return Some(i);
         }
-        self.skills
-            .iter()
-            .find(|s| s.qualified_name() == key)
-            .map(|s| &**s)
+        self.skills.iter().position(|s| s.qualified_name() == key)
+    }
+
+    /// The search index of this snapshot, built on first use.
+    pub fn search_index(&self) -> &crate::search::SearchIndex {
+        self.search
+            .get_or_init(|| crate::search::SearchIndex::build(self))
     }
 
     /// Ids that look like `key`, for "did you mean" answers.

@@ -24,6 +24,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show_command(cli, args),
         Command::Read(args) => read_command(cli, args),
         Command::Grep(args) => grep_command(cli, args),
+        Command::Search(args) => super::search::search_command(cli, args),
         Command::Watch(args) => super::watch::watch_command(cli, args),
     }
 }

@@ -8,6 +8,7 @@
 #![allow(clippy::print_stderr)]
 
 mod commands;
+mod search;
 mod style;
 mod watch;
 
@@ -78,6 +79,8 @@ enum Command {
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
+    /// Find the skills that fit a task, ranked by relevance.
+    Search(search::SearchArgs),
     /// Follow the skill folders live: the directory, then each change as it lands.
     Watch(watch::WatchArgs),
 }

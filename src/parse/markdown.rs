@@ -253,3 +253,68 @@ mod tests {
         assert_eq!(slug("提交 信息"), "提交-信息");
     }
 }
+
+/// The ATX headings of a Markdown body (outside fenced code), one per line,
+/// without their `#` marks. A line scan, not a parse: it runs on every skill
+/// during a scan, for search, and must cost next to nothing. Setext headings
+/// are not seen; [`outline`] has the exact structure.
+pub fn quick_headings(body: &str) -> String {
+    const MAX_BYTES: usize = 2048;
+    let mut out = String::new();
+    let mut fence: Option<(u8, usize)> = None;
+    for line in body.split('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if indent > 3 {
+            continue;
+        }
+        let rest = &line[indent..];
+        let first = match rest.as_bytes().first() {
+            Some(&b) => b,
+            None => continue,
+        };
+        if first == b'`' || first == b'~' {
+            let run = rest.bytes().take_while(|&b| b == first).count();
+            if run >= 3 {
+                match fence {
+                    None => fence = Some((first, run)),
+                    Some((c, n)) if c == first && run >= n && rest[run..].trim().is_empty() => {
+                        fence = None
+                    }
+                    Some(_) => {}
+                }
+            }
+            continue;
+        }
+        if first != b'#' || fence.is_some() {
+            continue;
+        }
+        let level = rest.bytes().take_while(|&b| b == b'#').count();
+        let text = &rest[level..];
+        if level > 6 || !(text.is_empty() || text.starts_with([' ', '\t'])) {
+            continue;
+        }
+        let text = text.trim().trim_end_matches('#').trim_end();
+        if text.is_empty() {
+            continue;
+        }
+        if out.len() + text.len() + 1 > MAX_BYTES {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod quick_heading_tests {
+    use super::quick_headings;
+
+    #[test]
+    fn finds_atx_headings_outside_fences() {
+        let body = "# Title\n\ntext\n## Steps ##\n```sh\n# not a heading\n```\n   ### Deep\n    # code\n#hashtag\n~~~\n## no\n~~~\n## Last\r\n";
+        assert_eq!(quick_headings(body), "Title\nSteps\nDeep\nLast");
+    }
+}

@@ -1,0 +1,133 @@
+//! `skilldex search`: ranked skills for a task, as a list, JSON, or
+//! deferred-loading tool specs.
+#![allow(clippy::print_stderr)]
+
+use super::commands::{stdout, write_json};
+use super::style::{fit_width, Style};
+use super::{build, builder, Cli, PathsArg};
+use crate::model::Profile;
+use crate::query::PathStyle;
+use crate::search::{self, SearchOptions};
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub(super) struct SearchArgs {
+    /// What the skill should do, in a few words (several arguments are
+    /// joined with spaces). `select:a,b` returns exactly those skills.
+    #[arg(required = true, num_args = 1..)]
+    query: Vec<String>,
+    /// At most this many results.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 8)]
+    limit: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SearchFormat::Text)]
+    format: SearchFormat,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    /// How skill paths are shown.
+    #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
+    paths: PathsArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SearchFormat {
+    Text,
+    Json,
+    /// Deferred-loading tool specs grouped by namespace.
+    ToolSpec,
+}
+
+pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<ExitCode> {
+    let query = args.query.join(" ");
+    if query.trim().is_empty() {
+        eprintln!("skilldex: the query is empty — say in a few words what the skill should do");
+        return Ok(ExitCode::from(2));
+    }
+    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let results = catalog.search(&query, &SearchOptions { limit: args.limit });
+    let format = if args.json {
+        SearchFormat::Json
+    } else {
+        args.format
+    };
+    let paths = PathStyle::from(args.paths);
+    match format {
+        SearchFormat::Json => write_json(&search::results_json(&catalog, &results, paths))?,
+        SearchFormat::ToolSpec => write_json(&search::tool_specs(&catalog, &results))?,
+        SearchFormat::Text => {
+            let style = Style::stdout(cli.global.color);
+            let mut out = stdout();
+            let base = std::env::current_dir().unwrap_or_default();
+            if results.no_match {
+                writeln!(out, "No skill matches \"{}\".", results.query)?;
+                if !results.unmatched_terms.is_empty() {
+                    writeln!(
+                        out,
+                        "Words that matched nothing: {}",
+                        results.unmatched_terms.join(", ")
+                    )?;
+                }
+                if !results.namespaces.is_empty() {
+                    let names: Vec<&str> =
+                        results.namespaces.iter().map(|n| n.name.as_str()).collect();
+                    writeln!(
+                        out,
+                        "Closest namespaces: {} (skilldex list --namespace {})",
+                        names.join(", "),
+                        names[0]
+                    )?;
+                }
+                writeln!(out, "Browse everything with `skilldex list`.")?;
+            } else {
+                let columns = terminal_columns();
+                for (rank, hit) in results.hits.iter().enumerate() {
+                    let skill = &catalog.skills()[hit.index];
+                    let namespace = if skill.namespace.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  {}", style.dim(&format!("[{}]", skill.namespace)))
+                    };
+                    writeln!(
+                        out,
+                        "{:>2}. {}{}  {}",
+                        rank + 1,
+                        style.bold(&skill.id),
+                        namespace,
+                        style.dim(&format!("{:.2}", hit.score))
+                    )?;
+                    writeln!(
+                        out,
+                        "    {}",
+                        fit_width(&skill.description, columns.saturating_sub(4))
+                    )?;
+                    if let Some(path) =
+                        crate::query::render::display_path(&skill.path, paths, &base)
+                    {
+                        writeln!(out, "    {}", style.dim(&path))?;
+                    }
+                }
+            }
+            out.flush()?;
+            if !results.no_match && !cli.global.quiet {
+                eprintln!("skilldex: read one with `skilldex read NAME` (or `--section HEADING`)");
+            }
+        }
+    }
+    Ok(if results.no_match {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Width for descriptions: the terminal's when known, else 100.
+fn terminal_columns() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&c: &usize| c >= 40)
+        .unwrap_or(100)
+}

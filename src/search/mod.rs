@@ -1,0 +1,795 @@
+//! Ranked search over the catalog: which skills fit a task described in a
+//! few words.
+//!
+//! Lexical and built for short texts. Each skill is a document with weighted
+//! fields (name, description, headings); each namespace is one too (its
+//! path and description). A query is split the way the documents are
+//! (identifiers at `_`, `-` and case changes, stems, CJK character pairs),
+//! widened with synonyms of common task words and with near spellings of
+//! words the catalog does not know, then scored with BM25F.
+//!
+//! Namespaces are scored first and lift the skills inside the ones that
+//! match, the way a person picks the shelf, then the book. A skill named
+//! exactly in the query ranks first. When the best candidate matches too
+//! little of the query the answer is "no match", with the words that found
+//! nothing and the namespaces closest to the query.
+
+mod index;
+mod text;
+
+use crate::catalog::Catalog;
+use crate::model::Skill;
+use crate::query::render::display_path;
+use crate::query::PathStyle;
+use index::{Field, Inverted};
+use serde_json::{json, Value};
+use text::Kind;
+
+/// Options of one search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// At most this many results.
+    pub limit: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { limit: 8 }
+    }
+}
+
+/// One ranked skill.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Index into [`Catalog::skills`].
+    pub index: usize,
+    /// Relevance in 0..=1 (1 for a skill named exactly).
+    pub score: f32,
+}
+
+/// A namespace and how well it matches the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamespaceScore {
+    pub name: String,
+    pub score: f32,
+}
+
+/// The answer to a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResults {
+    pub query: String,
+    pub hits: Vec<Hit>,
+    /// The best-matching namespaces, best first (at most three).
+    pub namespaces: Vec<NamespaceScore>,
+    /// True when nothing cleared the relevance floor (`hits` is then empty).
+    pub no_match: bool,
+    /// Query words that matched nothing in the catalog.
+    pub unmatched_terms: Vec<String>,
+}
+
+/// Below this share of the query matched (counting synonyms and single CJK
+/// characters as half), the best candidate is not an answer.
+const MIN_COVERAGE: f32 = 0.5;
+/// Results scoring under this share of the best one are noise.
+const RELATIVE_FLOOR: f32 = 0.2;
+
+/// The search index of one catalog snapshot, built once on first use.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    skills: Inverted,
+    namespaces: Inverted,
+    /// Per skill: index of its namespace in `Catalog::namespaces`.
+    skill_namespace: Vec<u32>,
+    /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
+    parent: Vec<u32>,
+}
+
+impl SearchIndex {
+    pub fn build(catalog: &Catalog) -> SearchIndex {
+        let skills = Inverted::build(catalog.skills().iter().map(|s| {
+            vec![
+                Field {
+                    text: &s.name,
+                    weight: 3.0,
+                    b: 0.3,
+                },
+                Field {
+                    text: &s.description,
+                    weight: 1.0,
+                    b: 0.75,
+                },
+                Field {
+                    text: &s.headings,
+                    weight: 0.5,
+                    b: 0.5,
+                },
+            ]
+        }));
+        let namespaces = catalog.namespaces();
+        let ns_index = Inverted::build(namespaces.iter().map(|n| {
+            vec![
+                Field {
+                    text: &n.name,
+                    weight: 2.0,
+                    b: 0.0,
+                },
+                Field {
+                    text: &n.description,
+                    weight: 1.0,
+                    b: 0.5,
+                },
+            ]
+        }));
+        let position = |name: &str| {
+            namespaces
+                .binary_search_by(|n| n.name.as_str().cmp(name))
+                .map_or(u32::MAX, |i| i as u32)
+        };
+        let skill_namespace = catalog
+            .skills()
+            .iter()
+            .map(|s| position(&s.namespace))
+            .collect();
+        let parent = namespaces
+            .iter()
+            .map(|n| {
+                let mut name = n.name.as_str();
+                while let Some((up, _)) = name.rsplit_once('/') {
+                    let p = position(up);
+                    if p != u32::MAX {
+                        return p;
+                    }
+                    name = up;
+                }
+                u32::MAX
+            })
+            .collect();
+        SearchIndex {
+            skills,
+            namespaces: ns_index,
+            skill_namespace,
+            parent,
+        }
+    }
+
+    /// Approximate heap size in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.skills.heap_bytes() + self.namespaces.heap_bytes() + self.skill_namespace.len() * 8
+    }
+}
+
+/// How a query term was matched, which sets its weight and how much of its
+/// query word it covers.
+#[derive(Debug, Clone, Copy)]
+struct Expansion {
+    term: u32,
+    weight: f32,
+    /// Query units (words, CJK characters) this term stands for.
+    units: u64,
+    /// Full (1.0) or partial (0.5) credit for those units.
+    full: bool,
+}
+
+/// A query word (or CJK character) and what it weighs in the coverage.
+#[derive(Debug, Clone)]
+struct Unit {
+    label: String,
+    cjk: bool,
+    mass: f32,
+    matched: bool,
+}
+
+struct Plan {
+    expansions: Vec<Expansion>,
+    units: Vec<Unit>,
+}
+
+fn plan(index: &Inverted, query: &str) -> Plan {
+    let terms = text::terms(query);
+    let mut units: Vec<Unit> = Vec::new();
+    let mut expansions = Vec::new();
+    let unit_bit = |u: usize| if u < 64 { 1u64 << u } else { 0 };
+    for term in &terms {
+        let (first, last) = term.units;
+        while units.len() <= last {
+            units.push(Unit {
+                label: String::new(),
+                cjk: false,
+                mass: 0.0,
+                matched: false,
+            });
+        }
+        let mask = (first..=last).fold(0u64, |m, u| m | unit_bit(u));
+        match term.kind {
+            Kind::Word => {
+                let unit = &mut units[first];
+                unit.label = term.surface.clone();
+                unit.mass = 1.0;
+                if let Some(id) = index.term(&term.text) {
+                    expansions.push(Expansion {
+                        term: id,
+                        weight: 1.0,
+                        units: mask,
+                        full: true,
+                    });
+                    unit.matched = true;
+                } else {
+                    // Unknown word: a near spelling, else a completion.
+                    let mut near = index.near(&term.text, 2);
+                    if near.is_empty() && term.surface != term.text {
+                        near = index.near(&term.surface, 2);
+                    }
+                    for (id, distance) in &near {
+                        let weight = if *distance == 1 { 0.7 } else { 0.5 };
+                        expansions.push(Expansion {
+                            term: *id,
+                            weight,
+                            units: mask,
+                            full: true,
+                        });
+                        unit.matched = true;
+                    }
+                    if near.is_empty() {
+                        for id in index.completions(&term.surface, 2) {
+                            expansions.push(Expansion {
+                                term: id,
+                                weight: 0.5,
+                                units: mask,
+                                full: false,
+                            });
+                            unit.matched = true;
+                        }
+                    }
+                }
+                for synonym in text::synonyms(&term.text) {
+                    if let Some(id) = index.term(synonym) {
+                        if !expansions.iter().any(|e| e.term == id && e.units == mask) {
+                            expansions.push(Expansion {
+                                term: id,
+                                weight: 0.5,
+                                units: mask,
+                                full: false,
+                            });
+                            units[first].matched = true;
+                        }
+                    }
+                }
+            }
+            Kind::Compound => {
+                if let Some(id) = index.term(&term.text) {
+                    expansions.push(Expansion {
+                        term: id,
+                        weight: 1.0,
+                        units: mask,
+                        full: true,
+                    });
+                    for u in &mut units[first..=last] {
+                        u.matched = true;
+                    }
+                }
+            }
+            Kind::Pair | Kind::Single => {
+                let full = term.kind == Kind::Pair;
+                for (offset, c) in term.surface.chars().enumerate() {
+                    let unit = &mut units[first + offset];
+                    unit.label = c.to_string();
+                    unit.cjk = true;
+                    unit.mass = 0.5;
+                }
+                if let Some(id) = index.term(&term.text) {
+                    let weight = if full { 1.0 } else { 0.3 };
+                    expansions.push(Expansion {
+                        term: id,
+                        weight,
+                        units: mask,
+                        full,
+                    });
+                    for u in &mut units[first..=last] {
+                        u.matched = true;
+                    }
+                }
+            }
+        }
+    }
+    // Chinese, Japanese and Korean words also look for their English
+    // equivalents: the units of the characters they span get the credit.
+    let glossary = text::glossary_matches(query);
+    if !glossary.is_empty() {
+        let mut unit_at: Vec<(usize, usize)> = Vec::new();
+        for term in &terms {
+            if matches!(term.kind, Kind::Single | Kind::Pair) {
+                unit_at.push((term.offset, term.units.0));
+                if let Some(c) = term.surface.chars().next() {
+                    unit_at.push((term.offset + c.len_utf8(), term.units.1));
+                }
+            }
+        }
+        for (start, end, english) in glossary {
+            let covered: Vec<usize> = unit_at
+                .iter()
+                .filter(|(offset, _)| (start..end).contains(offset))
+                .map(|&(_, u)| u)
+                .collect();
+            let mask = covered.iter().fold(0u64, |m, &u| m | unit_bit(u));
+            if mask == 0 {
+                continue;
+            }
+            for word in english {
+                if let Some(id) = index.term(word) {
+                    expansions.push(Expansion {
+                        term: id,
+                        weight: 0.7,
+                        units: mask,
+                        full: true,
+                    });
+                    for &u in &covered {
+                        units[u].matched = true;
+                    }
+                }
+            }
+        }
+    }
+    Plan { expansions, units }
+}
+
+/// Scores of one plan over one index: relevance and coverage per document.
+struct Scored {
+    score: Vec<f32>,
+    full: Vec<u64>,
+    partial: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+fn score(index: &Inverted, plan: &Plan) -> Scored {
+    let docs = index.docs();
+    let mut scored = Scored {
+        score: vec![0.0; docs],
+        full: vec![0; docs],
+        partial: vec![0; docs],
+        touched: Vec::new(),
+    };
+    for e in &plan.expansions {
+        let factor = e.weight * index.idf(e.term);
+        for &(doc, sat) in index.postings(e.term) {
+            let d = doc as usize;
+            if scored.full[d] == 0 && scored.partial[d] == 0 {
+                scored.touched.push(doc);
+            }
+            scored.score[d] += factor * sat;
+            if e.full {
+                scored.full[d] |= e.units;
+            } else {
+                scored.partial[d] |= e.units;
+            }
+        }
+    }
+    scored
+}
+
+impl Plan {
+    fn total_mass(&self) -> f32 {
+        self.units.iter().map(|u| u.mass).sum()
+    }
+
+    /// Share of the query a document's matches cover.
+    fn coverage(&self, full: u64, partial: u64) -> f32 {
+        let total = self.total_mass();
+        if total == 0.0 {
+            return 0.0;
+        }
+        let mut got = 0.0;
+        for (u, unit) in self.units.iter().enumerate().take(64) {
+            let bit = 1u64 << u;
+            if full & bit != 0 {
+                got += unit.mass;
+            } else if partial & bit != 0 {
+                got += unit.mass * 0.5;
+            }
+        }
+        got / total
+    }
+
+    /// The best score a document could reach: every unit matched exactly.
+    fn ideal(&self, index: &Inverted) -> f32 {
+        let mut ideal = 0.0;
+        for (u, unit) in self.units.iter().enumerate().take(64) {
+            if unit.mass == 0.0 {
+                continue;
+            }
+            let bit = 1u64 << u;
+            let best = self
+                .expansions
+                .iter()
+                .filter(|e| e.units & bit != 0 && e.full)
+                .map(|e| index.idf(e.term))
+                .fold(0.0f32, f32::max);
+            let idf = if best > 0.0 { best } else { index.idf_max() };
+            ideal += idf * unit.mass * 0.6;
+        }
+        ideal.max(f32::EPSILON)
+    }
+
+    /// Query words that matched nothing, CJK runs joined back together.
+    fn unmatched(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut last_cjk: Option<usize> = None;
+        for (u, unit) in self.units.iter().enumerate() {
+            if unit.mass == 0.0 || unit.matched {
+                last_cjk = None;
+                continue;
+            }
+            if unit.cjk {
+                if last_cjk == Some(u.wrapping_sub(1)) {
+                    if let Some(s) = out.last_mut() {
+                        s.push_str(&unit.label);
+                    }
+                } else {
+                    out.push(unit.label.clone());
+                }
+                last_cjk = Some(u);
+            } else {
+                last_cjk = None;
+                if !out.contains(&unit.label) {
+                    out.push(unit.label.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Catalog {
+    /// Rank the skills for `query`. The index is built on the first call
+    /// and kept with this snapshot.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
+        search(self, self.search_index(), query, options)
+    }
+}
+
+fn search(
+    catalog: &Catalog,
+    index: &SearchIndex,
+    query: &str,
+    options: &SearchOptions,
+) -> SearchResults {
+    let limit = options.limit.max(1);
+    if let Some(list) = select_list(query) {
+        return select(catalog, query, list, limit);
+    }
+    let pinned = named_skills(catalog, query);
+    let plan = plan(&index.skills, query);
+    let scored = score(&index.skills, &plan);
+
+    // Namespaces first: how well each matches on its own text.
+    let ns_plan = self::plan(&index.namespaces, query);
+    let ns_scored = score(&index.namespaces, &ns_plan);
+    let namespace_count = catalog.namespaces().len();
+    let mut ns_strength = vec![0.0f32; namespace_count];
+    let ns_ideal = ns_plan.ideal(&index.namespaces);
+    for &n in &ns_scored.touched {
+        let n = n as usize;
+        let coverage = ns_plan.coverage(ns_scored.full[n], ns_scored.partial[n]);
+        ns_strength[n] = (ns_scored.score[n] / ns_ideal).min(1.0) * coverage;
+    }
+    // A nested namespace inherits part of its parent's match.
+    for n in 0..namespace_count {
+        let p = index.parent[n];
+        if p != u32::MAX {
+            ns_strength[n] = ns_strength[n].max(0.7 * ns_strength[p as usize]);
+        }
+    }
+
+    let ideal = plan.ideal(&index.skills);
+    let mut ranked: Vec<(f32, f32, u32)> = scored
+        .touched
+        .iter()
+        .map(|&doc| {
+            let d = doc as usize;
+            let coverage = plan.coverage(scored.full[d], scored.partial[d]);
+            let ns = index.skill_namespace[d];
+            let lift = if ns == u32::MAX {
+                0.0
+            } else {
+                ns_strength[ns as usize]
+            };
+            let relevance = scored.score[d] / ideal * (0.25 + 0.75 * coverage) * (1.0 + 0.5 * lift);
+            (relevance, coverage, doc)
+        })
+        .collect();
+    let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
+        b.0.total_cmp(&a.0).then_with(|| {
+            catalog.skills()[a.2 as usize]
+                .id
+                .cmp(&catalog.skills()[b.2 as usize].id)
+        })
+    };
+    let keep = (limit + pinned.len()).min(ranked.len());
+    if keep > 0 && keep < ranked.len() {
+        ranked.select_nth_unstable_by(keep - 1, by_rank);
+        ranked.truncate(keep);
+    }
+    ranked.sort_by(by_rank);
+
+    let best = ranked.first().copied();
+    let no_evidence = match best {
+        None => true,
+        Some((_, coverage, _)) => coverage < MIN_COVERAGE,
+    };
+    let mut hits: Vec<Hit> = pinned
+        .iter()
+        .map(|&index| Hit { index, score: 1.0 })
+        .collect();
+    if !no_evidence {
+        let top = best.map_or(0.0, |b| b.0);
+        for &(relevance, coverage, doc) in &ranked {
+            if hits.len() >= limit {
+                break;
+            }
+            if relevance < top * RELATIVE_FLOOR || coverage < MIN_COVERAGE * 0.6 {
+                break;
+            }
+            if hits.iter().any(|h| h.index == doc as usize) {
+                continue;
+            }
+            hits.push(Hit {
+                index: doc as usize,
+                score: display_score(relevance),
+            });
+        }
+    }
+    hits.truncate(limit);
+
+    // Namespaces: their own match, plus the best of their skills.
+    let mut ns_best = vec![0.0f32; namespace_count];
+    for &(relevance, _, doc) in &ranked {
+        let ns = index.skill_namespace[doc as usize];
+        if ns != u32::MAX && !no_evidence {
+            let slot = &mut ns_best[ns as usize];
+            *slot = slot.max(relevance.min(1.0));
+        }
+    }
+    let mut namespaces: Vec<NamespaceScore> = catalog
+        .namespaces()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.name.is_empty())
+        .map(|(i, n)| NamespaceScore {
+            name: n.name.clone(),
+            score: round(0.5 * ns_strength[i] + 0.5 * ns_best[i]),
+        })
+        .filter(|n| n.score > 0.0)
+        .collect();
+    if namespaces.is_empty() && hits.is_empty() {
+        // Nothing cleared the floor: suggest the namespaces where partial
+        // evidence fell.
+        let mut partial = vec![0.0f32; namespace_count];
+        for &doc in &scored.touched {
+            let d = doc as usize;
+            let ns = index.skill_namespace[d];
+            if ns != u32::MAX {
+                let coverage = plan.coverage(scored.full[d], scored.partial[d]);
+                let slot = &mut partial[ns as usize];
+                *slot = slot.max((scored.score[d] / ideal).min(1.0) * coverage);
+            }
+        }
+        namespaces = catalog
+            .namespaces()
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| !n.name.is_empty() && partial[*i] > 0.0)
+            .map(|(i, n)| NamespaceScore {
+                name: n.name.clone(),
+                score: round(partial[i]),
+            })
+            .collect();
+    }
+    namespaces.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    namespaces.truncate(3);
+
+    let mut unmatched_terms = plan.unmatched();
+    if !pinned.is_empty() {
+        // A named skill answers the query whatever else it says.
+        unmatched_terms.retain(|t| {
+            !pinned
+                .iter()
+                .any(|&i| catalog.skills()[i].name.contains(t.as_str()))
+        });
+    }
+    SearchResults {
+        query: query.to_string(),
+        no_match: hits.is_empty(),
+        hits,
+        namespaces,
+        unmatched_terms,
+    }
+}
+
+/// Relevance squashed into 0..1 (exclusive: 1 is kept for skills named
+/// exactly), rounded so output is stable.
+fn display_score(relevance: f32) -> f32 {
+    round((1.0 - (-relevance).exp()).min(0.999))
+}
+
+fn round(x: f32) -> f32 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// `select:a,b` → the listed names.
+fn select_list(query: &str) -> Option<&str> {
+    let q = query.trim();
+    let (head, rest) = q.split_at_checked(7)?;
+    head.eq_ignore_ascii_case("select:").then_some(rest)
+}
+
+fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchResults {
+    let mut hits: Vec<Hit> = Vec::new();
+    let mut unmatched_terms = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match lookup(catalog, name) {
+            Some(index) if !hits.iter().any(|h| h.index == index) => {
+                hits.push(Hit { index, score: 1.0 })
+            }
+            Some(_) => {}
+            None => unmatched_terms.push(name.to_string()),
+        }
+    }
+    let _ = limit; // a selection returns exactly what it names
+    SearchResults {
+        query: query.to_string(),
+        no_match: hits.is_empty(),
+        hits,
+        namespaces: Vec::new(),
+        unmatched_terms,
+    }
+}
+
+fn lookup(catalog: &Catalog, key: &str) -> Option<usize> {
+    catalog
+        .position(key)
+        .or_else(|| catalog.position(&key.to_lowercase()))
+}
+
+/// Skills whose exact name or id appears in the query (as a word, or as
+/// words joined by spaces: "git bisect" names `git-bisect`), in order.
+fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "\"'`()[]{}<>,.;:!?".contains(c)))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut found = Vec::new();
+    for start in 0..words.len() {
+        for len in 1..=4.min(words.len() - start) {
+            let key = if len == 1 {
+                words[start].to_string()
+            } else {
+                words[start..start + len].join("-")
+            };
+            if key.len() < 2 {
+                continue;
+            }
+            if let Some(index) = lookup(catalog, &key) {
+                if !found.contains(&index) {
+                    found.push(index);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The `--json` shape of a search answer.
+pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
+    let base = std::env::current_dir().unwrap_or_default();
+    let skills = catalog.skills();
+    json!({
+        "query": results.query,
+        "results": results.hits.iter().map(|h| {
+            let s = &skills[h.index];
+            json!({
+                "id": s.id,
+                "name": s.name,
+                "namespace": s.namespace,
+                "description": s.description,
+                "path": display_path(&s.path, paths, &base),
+                "score": h.score,
+            })
+        }).collect::<Vec<_>>(),
+        "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": n.score})).collect::<Vec<_>>(),
+        "no_match": results.no_match,
+        "unmatched_terms": results.unmatched_terms,
+    })
+}
+
+/// Search results as deferred-loading tool specs, grouped by namespace:
+/// a host can register them and load a skill's body only when the model
+/// calls the tool.
+pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
+    let skills = catalog.skills();
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for hit in &results.hits {
+        let s = &skills[hit.index];
+        let tool = json!({
+            "type": "function",
+            "name": tool_name(s),
+            "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id)),
+            "defer_loading": true,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "section": {
+                        "type": "string",
+                        "description": "Heading of one section to read instead of the whole skill.",
+                    },
+                    "path": {
+                        "type": "string",
+                        "description": "A file inside the skill folder to read instead of SKILL.md, relative to the folder.",
+                    },
+                },
+                "required": [],
+            },
+        });
+        match groups.iter_mut().find(|(n, _)| *n == s.namespace) {
+            Some((_, tools)) => tools.push(tool),
+            None => groups.push((s.namespace.clone(), vec![tool])),
+        }
+    }
+    Value::Array(
+        groups
+            .into_iter()
+            .map(|(name, tools)| {
+                let description = catalog
+                    .namespace(&name)
+                    .map(|n| n.description.clone())
+                    .unwrap_or_default();
+                json!({
+                    "type": "namespace",
+                    "name": if name.is_empty() { "skills".to_string() } else { name },
+                    "description": cap_description(&description),
+                    "tools": tools,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A function name hosts accept (`[A-Za-z0-9_-]{1,64}`) for a skill id.
+fn tool_name(skill: &Skill) -> String {
+    let mut name: String = skill
+        .id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    name.truncate(64);
+    if name.is_empty() {
+        name.push_str("skill");
+    }
+    name
+}
+
+/// Descriptions in tool schemas: at most 1,000 bytes, cut at a character
+/// boundary, never empty.
+fn cap_description(text: &str) -> String {
+    const MAX: usize = 1000;
+    if text.trim().is_empty() {
+        return "A group of skills.".to_string();
+    }
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
