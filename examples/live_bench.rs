@@ -63,6 +63,12 @@ fn main() {
         options.debounce.as_millis()
     );
 
+    // EDIT_SPREAD=N edits only the first N skills (default: all of them).
+    let spread = std::env::var("EDIT_SPREAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(skills.len())
+        .clamp(1, skills.len());
     let mut latencies = Vec::new();
     let mut rebuilds = Vec::new();
     let mut scans = Vec::new();
@@ -73,7 +79,7 @@ fn main() {
         .map_or(0, |d| d.as_millis());
     let mut edit = |index: usize, live: &LiveCatalog| -> Duration {
         counter += 1;
-        let path = &skills[(index * 7919) % skills.len()];
+        let path = &skills[(index * 7919) % spread];
         let description =
             format!("Edited description {run}-{counter}. Use when benchmarking edits.");
         let written = rewrite(path, &description);

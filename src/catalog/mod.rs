@@ -637,9 +637,10 @@ fn revision_of(
 ) -> String {
     let mut hash = Fnv::new();
     for skill in skills {
+        // The description comes from the file, so the file's hash stands
+        // for it (and for every other field read from the file).
         hash.write(skill.id.as_bytes());
         hash.write(skill.namespace.as_bytes());
-        hash.write(skill.description.as_bytes());
         hash.write(skill.path.as_os_str().as_encoded_bytes());
         hash.write(&skill.content_hash.to_le_bytes());
     }

@@ -505,6 +505,62 @@ pub(super) fn watch_error(path: &Path, error: notify::Error) -> LiveError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use notify::event::{CreateKind, Flag};
+
+    fn watcher(root: &Path) -> Watcher {
+        let builder = CatalogBuilder::new([root]);
+        Watcher::new(|_| {}, &builder, &WatchOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn reads_do_not_count_and_an_overflow_rereads_everything() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("skills");
+        std::fs::create_dir_all(root.join("pdf")).unwrap();
+        let file = root.join("pdf/SKILL.md");
+        std::fs::write(&file, "x").unwrap();
+        let mut watcher = watcher(&root);
+        let retained = Retained::default();
+        let mut pending = Rescan::default();
+        for kind in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Other,
+        ] {
+            let event = notify::Event::new(kind).add_path(file.clone());
+            assert!(
+                !watcher.classify(&event, &retained, &mut pending),
+                "{kind:?}"
+            );
+        }
+        assert!(pending.is_empty());
+        let write = notify::Event::new(EventKind::Access(AccessKind::Close(AccessMode::Write)))
+            .add_path(file.clone());
+        assert!(watcher.classify(&write, &retained, &mut pending));
+        assert_eq!(pending.scopes[&0].len(), 2, "{pending:?}");
+        assert!(pending.whole.is_empty());
+
+        // Backup and swap files: nothing to read again.
+        let mut pending = Rescan::default();
+        for name in ["SKILL.md~", ".SKILL.md.swp", "4913"] {
+            std::fs::write(root.join("pdf").join(name), "x").unwrap();
+            let event = notify::Event::new(EventKind::Create(CreateKind::File))
+                .add_path(root.join("pdf").join(name));
+            assert!(!watcher.classify(&event, &retained, &mut pending), "{name}");
+        }
+        assert!(pending.is_empty(), "{pending:?}");
+
+        let overflow = notify::Event::new(EventKind::Other).set_flag(Flag::Rescan);
+        assert!(watcher.classify(&overflow, &retained, &mut pending));
+        assert!(pending.whole.contains(&0));
+        // So does a new ignore file.
+        let mut pending = Rescan::default();
+        let event = notify::Event::new(EventKind::Create(CreateKind::File))
+            .add_path(root.join("pdf/.gitignore"));
+        assert!(watcher.classify(&event, &retained, &mut pending));
+        assert!(pending.whole.contains(&0));
+    }
 
     #[test]
     fn watch_limits_name_the_setting_to_raise() {
