@@ -82,6 +82,20 @@ impl Session {
         }
     }
 
+    /// Wait until no event has arrived for a while, then rebuild from
+    /// what came: nothing is in flight afterwards.
+    pub fn quiesce(&self) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let events = self.live.stats().events;
+            std::thread::sleep(Duration::from_millis(300));
+            if self.live.stats().events == events || Instant::now() > deadline {
+                break;
+            }
+        }
+        self.live.flush();
+    }
+
     /// Wait until the live snapshot is what a fresh scan of the disk gives.
     pub fn settle(&mut self, what: &str) -> Arc<Catalog> {
         let builder = self.builder.clone();
@@ -292,7 +306,7 @@ fn an_editor_save_through_a_temporary_file_and_backups() {
     );
 
     // Swap and backup files alone cost no rebuild.
-    session.live.flush();
+    session.quiesce();
     let before = session.live.stats();
     put(&root, "pdf/.SKILL.md.swp", b"swap again".as_slice());
     put(&root, "pdf/SKILL.md~", b"backup".as_slice());
@@ -319,7 +333,7 @@ fn reading_the_catalog_wakes_nothing() {
         put(&root, &format!("s{n}/references/notes.md"), "# Notes\n");
     }
     let session = Session::start(&[&root]);
-    session.live.flush();
+    session.quiesce();
     let before = session.live.stats();
     // Everything the engine does to files: scan, read bodies, grep.
     for _ in 0..3 {
@@ -483,10 +497,14 @@ fn a_broken_edit_keeps_the_last_good_version_until_fixed() {
     // Broken: the description is gone, so the file cannot load.
     put(&root, "pdf/SKILL.md", "---\nname: pdf\n---\n\n# pdf\n");
     let catalog = session.wait_until("the stale mark", |c| {
-        if c.is_stale("pdf") {
+        let reported = c
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == skilldex::Code::DescriptionMissing);
+        if c.is_stale("pdf") && reported {
             Ok(())
         } else {
-            Err(format!("stale: {:?}", c.stale()))
+            Err(format!("stale: {:?}, {:?}", c.stale(), c.diagnostics()))
         }
     });
     let pdf = catalog

@@ -150,15 +150,12 @@ fn watch_json_lines_from_ready_to_ctrl_c() {
 
     // A broken edit: the skill stays (stale), the error comes with it.
     put(&root, "pdf/SKILL.md", "---\nname: pdf\n---\n");
-    let line = watch.wait_json("pdf stale", |v| has_id(&v["stale"], "pdf"));
-    assert!(
-        line["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|d| d["code"] == "description-missing"),
-        "{line}"
-    );
+    let line = watch.wait_json("pdf stale, with its error", |v| {
+        has_id(&v["stale"], "pdf")
+            && v["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["code"] == "description-missing"))
+    });
     assert_eq!(line["removed"], serde_json::json!([]));
     put(
         &root,
