@@ -554,7 +554,10 @@ impl Catalog {
         if let Some(&i) = by_id.get(key) {
             return Some(i);
         }
-        self.skills.iter().position(|s| s.qualified_name() == key)
+        // `namespace/name` of a skill that holds its plain name as its id.
+        let (namespace, name) = key.rsplit_once('/')?;
+        let i = *by_id.get(name)?;
+        (self.skills[i].namespace == namespace).then_some(i)
     }
 
     /// The search index of this snapshot, built on first use.

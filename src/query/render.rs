@@ -830,10 +830,10 @@ impl<'a> Renderer<'a> {
             }
             match (self.options.reach, unlisted_groups > 0) {
                 (Reach::Cli, true) => line.push_str(
-                    "run `skilldex list` to see every namespace, then `skilldex list --namespace <name>`",
+                    "search with `skilldex search \"<what you need>\"`, or run `skilldex list` to see every namespace, then `skilldex list --namespace <name>`",
                 ),
                 (Reach::Cli, false) => {
-                    line.push_str("list a namespace with `skilldex list --namespace <name>`");
+                    line.push_str("search with `skilldex search \"<what you need>\"` or list a namespace with `skilldex list --namespace <name>`");
                     if self.options.paths != PathStyle::None {
                         line.push_str(", or open the namespace folder and read the SKILL.md files in it");
                     }

@@ -14,6 +14,8 @@
 //! little of the query the answer is "no match", with the words that found
 //! nothing and the namespaces closest to the query.
 
+#[doc(hidden)]
+pub mod eval;
 mod index;
 mod text;
 
@@ -67,11 +69,39 @@ pub struct SearchResults {
     pub unmatched_terms: Vec<String>,
 }
 
-/// Below this share of the query matched (counting synonyms and single CJK
-/// characters as half), the best candidate is not an answer.
+/// The relevance floor. The best candidate is an answer when it matches
+/// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
+/// as one word; a sure typo counts), or one word and at least
+/// [`MIN_COVERAGE`] of the query (synonyms, guesses and single CJK
+/// characters count half). One word of a longer query is a
+/// coincidence: "jest jokes for a birthday card" is not about the test
+/// runner. Long queries pass on their matched words, not on their share.
+const MIN_WORDS: f32 = 2.0;
 const MIN_COVERAGE: f32 = 0.5;
+/// Relevance (score over the query's ideal score) under which nothing is an
+/// answer, whatever it matched.
+const FLOOR: f32 = 0.02;
+/// At most this many names in a `select:` list.
+const MAX_SELECT: usize = 256;
+/// Longer queries are cut to this many bytes.
+const MAX_QUERY_BYTES: usize = 1024;
+
+fn cut_at_char(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A namespace matching at least this well puts all its skills in the
+/// running.
+const NAMESPACE_MIN: f32 = 0.3;
 /// Results scoring under this share of the best one are noise.
-const RELATIVE_FLOOR: f32 = 0.2;
+const RELATIVE_FLOOR: f32 = 0.15;
 
 /// The search index of one catalog snapshot, built once on first use.
 #[derive(Debug, Clone, Default)]
@@ -213,19 +243,28 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                         full: true,
                     });
                     unit.matched = true;
-                } else {
-                    // Unknown word: a near spelling, else a completion.
+                } else if !text::synonyms(&term.text)
+                    .iter()
+                    .any(|s| index.term(s).is_some())
+                {
+                    // Unknown word (and not a known word's synonym): a near
+                    // spelling, else a completion. Either is a guess, so it
+                    // covers its query word only in part.
                     let mut near = index.near(&term.text, 2);
                     if near.is_empty() && term.surface != term.text {
                         near = index.near(&term.surface, 2);
                     }
+                    // A long word one edit away is almost surely a typo; short
+                    // words have too many neighbours to be sure.
+                    let letters = term.surface.len();
                     for (id, distance) in &near {
                         let weight = if *distance == 1 { 0.7 } else { 0.5 };
+                        let sure = (*distance == 1 && letters >= 6) || letters >= 9;
                         expansions.push(Expansion {
                             term: *id,
                             weight,
                             units: mask,
-                            full: true,
+                            full: sure,
                         });
                         unit.matched = true;
                     }
@@ -368,7 +407,7 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
 
 impl Plan {
     fn total_mass(&self) -> f32 {
-        self.units.iter().map(|u| u.mass).sum()
+        self.units.iter().take(64).map(|u| u.mass).sum()
     }
 
     /// Share of the query a document's matches cover.
@@ -387,6 +426,18 @@ impl Plan {
             }
         }
         got / total
+    }
+
+    /// How many query words (CJK characters count half) `full` matches
+    /// exactly.
+    fn full_mass(&self, full: u64) -> f32 {
+        self.units
+            .iter()
+            .enumerate()
+            .take(64)
+            .filter(|(u, _)| full & (1u64 << u) != 0)
+            .map(|(_, unit)| unit.mass)
+            .sum()
     }
 
     /// The best score a document could reach: every unit matched exactly.
@@ -453,9 +504,12 @@ fn search(
     options: &SearchOptions,
 ) -> SearchResults {
     let limit = options.limit.max(1);
+    // A query is a few words; a runaway one is cut (at a character
+    // boundary) so it costs what a long sentence costs, not more.
     if let Some(list) = select_list(query) {
         return select(catalog, query, list, limit);
     }
+    let query = cut_at_char(query, MAX_QUERY_BYTES);
     let pinned = named_skills(catalog, query);
     let plan = plan(&index.skills, query);
     let scored = score(&index.skills, &plan);
@@ -465,17 +519,44 @@ fn search(
     let ns_scored = score(&index.namespaces, &ns_plan);
     let namespace_count = catalog.namespaces().len();
     let mut ns_strength = vec![0.0f32; namespace_count];
+    let mut ns_full = vec![0u64; namespace_count];
+    let mut ns_partial = vec![0u64; namespace_count];
     let ns_ideal = ns_plan.ideal(&index.namespaces);
     for &n in &ns_scored.touched {
         let n = n as usize;
         let coverage = ns_plan.coverage(ns_scored.full[n], ns_scored.partial[n]);
         ns_strength[n] = (ns_scored.score[n] / ns_ideal).min(1.0) * coverage;
+        ns_full[n] = ns_scored.full[n];
+        ns_partial[n] = ns_scored.partial[n];
     }
-    // A nested namespace inherits part of its parent's match.
+    // A nested namespace inherits part of its parent's match (parents sort
+    // before their children).
     for n in 0..namespace_count {
         let p = index.parent[n];
         if p != u32::MAX {
-            ns_strength[n] = ns_strength[n].max(0.7 * ns_strength[p as usize]);
+            let p = p as usize;
+            if 0.7 * ns_strength[p] > ns_strength[n] {
+                ns_strength[n] = 0.7 * ns_strength[p];
+            }
+            ns_full[n] |= ns_full[p];
+            ns_partial[n] |= ns_partial[p];
+        }
+    }
+
+    // The skills of a namespace that matches the query are candidates even
+    // when their own text does not repeat the namespace's words: those
+    // words count for them.
+    let mut scored = scored;
+    if ns_strength.iter().any(|&s| s >= NAMESPACE_MIN) {
+        for (d, &ns) in index.skill_namespace.iter().enumerate() {
+            if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
+                continue;
+            }
+            if scored.full[d] == 0 && scored.partial[d] == 0 {
+                scored.touched.push(d as u32);
+            }
+            scored.full[d] |= ns_full[ns as usize];
+            scored.partial[d] |= ns_partial[ns as usize];
         }
     }
 
@@ -492,7 +573,8 @@ fn search(
             } else {
                 ns_strength[ns as usize]
             };
-            let relevance = scored.score[d] / ideal * (0.25 + 0.75 * coverage) * (1.0 + 0.5 * lift);
+            let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
+            let relevance = own * (1.0 + 0.5 * lift) + 0.2 * lift * coverage;
             (relevance, coverage, doc)
         })
         .collect();
@@ -513,7 +595,10 @@ fn search(
     let best = ranked.first().copied();
     let no_evidence = match best {
         None => true,
-        Some((_, coverage, _)) => coverage < MIN_COVERAGE,
+        Some((relevance, coverage, doc)) => {
+            let words = plan.full_mass(scored.full[doc as usize]);
+            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || coverage < MIN_COVERAGE))
+        }
     };
     let mut hits: Vec<Hit> = pinned
         .iter()
@@ -521,11 +606,11 @@ fn search(
         .collect();
     if !no_evidence {
         let top = best.map_or(0.0, |b| b.0);
-        for &(relevance, coverage, doc) in &ranked {
+        for &(relevance, _, doc) in &ranked {
             if hits.len() >= limit {
                 break;
             }
-            if relevance < top * RELATIVE_FLOOR || coverage < MIN_COVERAGE * 0.6 {
+            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR {
                 break;
             }
             if hits.iter().any(|h| h.index == doc as usize) {
@@ -628,7 +713,12 @@ fn select_list(query: &str) -> Option<&str> {
 fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchResults {
     let mut hits: Vec<Hit> = Vec::new();
     let mut unmatched_terms = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in list
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .take(MAX_SELECT)
+    {
         match lookup(catalog, name) {
             Some(index) if !hits.iter().any(|h| h.index == index) => {
                 hits.push(Hit { index, score: 1.0 })

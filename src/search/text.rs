@@ -142,7 +142,46 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 pub(crate) fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    // Words of up to eight bytes packed into integers and kept in a small
+    // open-addressing table: one multiply and a probe or two (this runs for
+    // every word of every skill).
+    const SLOTS: usize = 256;
+    static TABLE: OnceLock<[u64; SLOTS]> = OnceLock::new();
+    let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+    let table = TABLE.get_or_init(|| {
+        let mut table = [0u64; SLOTS];
+        for w in STOP_WORDS.iter().filter(|w| w.len() <= 8) {
+            let key = pack(w);
+            let mut i = slot(key);
+            while table[i] != 0 {
+                i = (i + 1) % SLOTS;
+            }
+            table[i] = key;
+        }
+        table
+    });
+    match word.len() {
+        0 => false,
+        1..=8 => {
+            let key = pack(word);
+            let mut i = slot(key);
+            loop {
+                match table[i] {
+                    0 => return false,
+                    k if k == key => return true,
+                    _ => i = (i + 1) % SLOTS,
+                }
+            }
+        }
+        9 => STOP_WORDS.binary_search(&word).is_ok(),
+        _ => false,
+    }
+}
+
+fn pack(word: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes[..word.len()].copy_from_slice(word.as_bytes());
+    u64::from_be_bytes(bytes)
 }
 
 /// CJK characters that carry grammar rather than meaning (particles,
@@ -169,95 +208,193 @@ pub(crate) fn is_cjk(c: char) -> bool {
     )
 }
 
-/// Split `text` into terms. `keep_stop_words` is off for both sides of a
-/// search: stop words are dropped everywhere.
+/// A term as the scanner finds it, borrowed: the index interns it without
+/// allocating when it has seen the word before.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Piece<'a> {
+    /// Lower-cased text (not stemmed).
+    pub text: &'a str,
+    pub kind: Kind,
+    pub units: (usize, usize),
+    pub offset: usize,
+}
+
+/// Split `text` into terms (stop words dropped), stemmed: the query side.
 pub(crate) fn terms(text: &str) -> Vec<Term> {
     let mut out = Vec::new();
-    let mut unit = 0usize;
-    let mut chars = text.char_indices().peekable();
-    while let Some(&(start, c)) = chars.peek() {
-        if is_cjk(c) {
-            let mut run = Vec::new();
-            while let Some(&(i, c)) = chars.peek() {
-                if !is_cjk(c) {
-                    break;
-                }
-                run.push((i, c));
-                chars.next();
-            }
-            cjk_terms(&run, &mut unit, &mut out);
-        } else if c.is_alphanumeric() {
-            // A token: word characters joined by `_`, `-`, `.` (no spaces).
-            let mut end = start;
-            while let Some(&(i, c)) = chars.peek() {
-                let joiner = matches!(c, '_' | '-' | '.' | '\'');
-                if (!c.is_alphanumeric() || is_cjk(c)) && !joiner {
-                    break;
-                }
-                end = i + c.len_utf8();
-                chars.next();
-            }
-            token_terms(&text[start..end], start, &mut unit, &mut out);
-        } else {
-            chars.next();
-        }
-    }
+    scan(text, &mut |piece| {
+        out.push(Term {
+            text: if piece.kind == Kind::Word {
+                stem(piece.text)
+            } else {
+                piece.text.to_string()
+            },
+            kind: piece.kind,
+            surface: piece.text.to_string(),
+            units: piece.units,
+            offset: piece.offset,
+        })
+    });
     out
+}
+
+/// Walk the terms of `text` in order, handing each to `emit`.
+pub(crate) fn scan(text: &str, emit: &mut dyn FnMut(Piece<'_>)) {
+    scan_with(text, &mut Buffers::default(), emit);
+}
+
+/// [`scan`] with scratch space kept between calls.
+pub(crate) fn scan_with(text: &str, buffers: &mut Buffers, emit: &mut dyn FnMut(Piece<'_>)) {
+    let mut unit = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if !b.is_ascii_alphanumeric() {
+                i += 1;
+                continue;
+            }
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            if is_cjk(c) {
+                buffers.run.clear();
+                for (offset, c) in text[i..].char_indices() {
+                    if !is_cjk(c) {
+                        break;
+                    }
+                    buffers.run.push((i + offset, c));
+                }
+                let last = buffers.run.last().map_or(i + 1, |&(o, c)| o + c.len_utf8());
+                cjk_pieces(&buffers.run, &mut unit, emit);
+                i = last;
+                continue;
+            }
+            if !c.is_alphanumeric() {
+                i += c.len_utf8();
+                continue;
+            }
+        }
+        // A token: word characters joined by `_`, `-`, `.`, `'` (no spaces).
+        let start = i;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'\'') {
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
+            let c = text[i..].chars().next().unwrap_or(' ');
+            if !c.is_alphanumeric() || is_cjk(c) {
+                break;
+            }
+            i += c.len_utf8();
+        }
+        token_pieces(&text[start..i], start, &mut unit, buffers, emit);
+    }
+}
+
+/// Scratch space of the scanner.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    run: Vec<(usize, char)>,
+    parts: Vec<(usize, usize)>,
+    lower: String,
+    joined: String,
 }
 
 /// The parts of one space-free token: `pg_dump` → `pg`, `dump` (+ `pgdump`);
 /// `useEffect` → `use`, `effect` (+ `useeffect`); `s3-presigned-urls` →
-/// `s3`, `presign`, `url`.
-fn token_terms(token: &str, offset: usize, unit: &mut usize, out: &mut Vec<Term>) {
+/// `s3`, `presigned`, `urls`.
+fn token_pieces(
+    token: &str,
+    offset: usize,
+    unit: &mut usize,
+    buffers: &mut Buffers,
+    emit: &mut dyn FnMut(Piece<'_>),
+) {
     let token = token.trim_end_matches(['.', '-', '_', '\'']);
-    let mut parts: Vec<String> = Vec::new();
-    let mut compound_worthy = false;
-    for piece in token.split(['_', '-', '.', '\'']) {
-        if piece.is_empty() {
-            continue;
-        }
-        let split = split_case(piece);
-        if split.len() > 1 {
-            compound_worthy = true;
-        }
-        parts.extend(split.into_iter().map(|p| p.to_lowercase()));
+    // Lower-case once; parts are byte ranges of the lower-cased token
+    // (cut at the original's case changes, which keep their positions for
+    // ASCII; other scripts are not split by case).
+    buffers.lower.clear();
+    let ascii = token.is_ascii();
+    if ascii {
+        buffers.lower.push_str(token);
+        buffers.lower.make_ascii_lowercase();
+    } else {
+        buffers
+            .lower
+            .extend(token.chars().flat_map(char::to_lowercase));
     }
-    if token.contains('_') {
-        compound_worthy = true;
+    buffers.parts.clear();
+    let mut compound_worthy = token.contains('_');
+    if ascii {
+        let bytes = token.as_bytes();
+        let mut piece_start = 0;
+        for i in 0..=bytes.len() {
+            let at_joiner = i == bytes.len() || matches!(bytes[i], b'_' | b'-' | b'.' | b'\'');
+            if at_joiner {
+                if i > piece_start {
+                    let before = buffers.parts.len();
+                    split_case(bytes, piece_start, i, &mut buffers.parts);
+                    if buffers.parts.len() - before > 1 {
+                        compound_worthy = true;
+                    }
+                }
+                piece_start = i + 1;
+            }
+        }
+    } else {
+        let lower = buffers.lower.as_str();
+        let mut piece_start = 0;
+        for (i, c) in lower
+            .char_indices()
+            .chain(std::iter::once((lower.len(), ' ')))
+        {
+            if i == lower.len() || matches!(c, '_' | '-' | '.' | '\'') {
+                if i > piece_start {
+                    buffers.parts.push((piece_start, i));
+                }
+                piece_start = i + c.len_utf8();
+            }
+        }
     }
     // Possessives and contractions: "skill's" → "skill".
     if token.contains('\'') {
         compound_worthy = false;
-        if matches!(
-            parts.last().map(String::as_str),
-            Some("s" | "t" | "re" | "ve" | "ll" | "d")
-        ) {
-            parts.pop();
+        if let Some(&(a, b)) = buffers.parts.last() {
+            if matches!(&buffers.lower[a..b], "s" | "t" | "re" | "ve" | "ll" | "d") {
+                buffers.parts.pop();
+            }
         }
     }
     let first_unit = *unit;
-    for part in &parts {
-        if is_stop_word(part) && parts.len() == 1 {
-            continue;
-        }
+    let mut kept = 0;
+    for &(a, b) in &buffers.parts {
+        let part = &buffers.lower[a..b];
         if is_stop_word(part) {
             continue;
         }
-        out.push(Term {
-            text: stem(part),
+        emit(Piece {
+            text: part,
             kind: Kind::Word,
-            surface: part.clone(),
             units: (*unit, *unit),
             offset,
         });
         *unit += 1;
+        kept += 1;
     }
-    if compound_worthy && parts.len() > 1 && *unit > first_unit {
-        let joined: String = parts.concat();
-        if joined.len() <= 32 {
-            out.push(Term {
-                surface: joined.clone(),
-                text: joined,
+    if compound_worthy && buffers.parts.len() > 1 && kept > 0 {
+        buffers.joined.clear();
+        for &(a, b) in &buffers.parts {
+            buffers.joined.push_str(&buffers.lower[a..b]);
+        }
+        if buffers.joined.len() <= 32 {
+            emit(Piece {
+                text: &buffers.joined,
                 kind: Kind::Compound,
                 units: (first_unit, *unit - 1),
                 offset,
@@ -266,43 +403,44 @@ fn token_terms(token: &str, offset: usize, unit: &mut usize, out: &mut Vec<Term>
     }
 }
 
-/// `useEffect` → `use`, `Effect`; `HTTPServer` → `HTTP`, `Server`;
-/// `k8s`, `ec2` stay whole.
-fn split_case(piece: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = piece.char_indices().collect();
-    let mut cuts = vec![0];
-    for w in 1..chars.len() {
-        let (i, c) = chars[w];
-        let prev = chars[w - 1].1;
-        let next = chars.get(w + 1).map(|&(_, c)| c);
-        let lower_to_upper = prev.is_lowercase() && c.is_uppercase();
-        let acronym_end =
-            prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
+/// Byte ranges of `bytes[start..end]` cut at case changes: `useEffect` →
+/// `use`, `Effect`; `HTTPServer` → `HTTP`, `Server`; `k8s`, `ec2` stay whole.
+fn split_case(bytes: &[u8], start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
+    let mut cut = start;
+    for i in start + 1..end {
+        let (prev, c) = (bytes[i - 1], bytes[i]);
+        let next = bytes.get(i + 1).copied().filter(|_| i + 1 < end);
+        let lower_to_upper = prev.is_ascii_lowercase() && c.is_ascii_uppercase();
+        let acronym_end = prev.is_ascii_uppercase()
+            && c.is_ascii_uppercase()
+            && next.is_some_and(|n| n.is_ascii_lowercase());
         if lower_to_upper || acronym_end {
-            cuts.push(i);
+            out.push((cut, i));
+            cut = i;
         }
     }
-    cuts.push(piece.len());
-    cuts.windows(2).map(|w| &piece[w[0]..w[1]]).collect()
+    out.push((cut, end));
 }
 
-fn cjk_terms(run: &[(usize, char)], unit: &mut usize, out: &mut Vec<Term>) {
+fn cjk_pieces(run: &[(usize, char)], unit: &mut usize, emit: &mut dyn FnMut(Piece<'_>)) {
     let base = *unit;
+    let mut buf = [0u8; 8];
     for (i, &(offset, c)) in run.iter().enumerate() {
         if !is_stop_char(c) {
-            out.push(Term {
-                text: c.to_string(),
+            emit(Piece {
+                text: c.encode_utf8(&mut buf),
                 kind: Kind::Single,
-                surface: c.to_string(),
                 units: (base + i, base + i),
                 offset,
             });
         }
         if let Some(&(_, next)) = run.get(i + 1) {
             if !(is_stop_char(c) && is_stop_char(next)) {
-                let pair: String = [c, next].iter().collect();
-                out.push(Term {
-                    surface: pair.clone(),
+                let n = c.len_utf8();
+                c.encode_utf8(&mut buf);
+                next.encode_utf8(&mut buf[n..]);
+                let pair = std::str::from_utf8(&buf[..n + next.len_utf8()]).unwrap_or("");
+                emit(Piece {
                     text: pair,
                     kind: Kind::Pair,
                     units: (base + i, base + i + 1),
@@ -504,13 +642,17 @@ pub(crate) fn synonyms(term: &str) -> &'static [String] {
 /// Edit distance with adjacent transpositions (optimal string alignment),
 /// giving up once it exceeds `max`.
 pub(crate) fn bounded_distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
-    if a.len().abs_diff(b.len()) > max {
+    const MAX_LEN: usize = 48;
+    if a.len().abs_diff(b.len()) > max || a.len() >= MAX_LEN || b.len() >= MAX_LEN {
         return None;
     }
     let n = b.len();
-    let mut prev2 = vec![0usize; n + 1];
-    let mut prev: Vec<usize> = (0..=n).collect();
-    let mut cur = vec![0usize; n + 1];
+    let mut prev2 = [0usize; MAX_LEN];
+    let mut prev = [0usize; MAX_LEN];
+    let mut cur = [0usize; MAX_LEN];
+    for (j, p) in prev.iter_mut().enumerate().take(n + 1) {
+        *p = j;
+    }
     for i in 1..=a.len() {
         cur[0] = i;
         let mut row_min = cur[0];
@@ -526,8 +668,8 @@ pub(crate) fn bounded_distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> 
         if row_min > max {
             return None;
         }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+        prev2 = prev;
+        prev = cur;
     }
     (prev[n] <= max).then_some(prev[n])
 }
@@ -741,7 +883,7 @@ pub(crate) fn glossary_matches(text: &str) -> Vec<(usize, usize, &'static [Strin
         entries.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
         entries
     });
-    if !text.chars().any(is_cjk) {
+    if text.is_ascii() || !text.chars().any(is_cjk) {
         return Vec::new();
     }
     let mut taken: Vec<(usize, usize)> = Vec::new();
@@ -771,6 +913,18 @@ mod tests {
     #[test]
     fn stop_words_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 9 && is_stop_word(w)));
+        for word in [
+            "",
+            "x",
+            "resize",
+            "somethings",
+            "abouts",
+            "tho",
+            "kubernetes",
+        ] {
+            assert!(!is_stop_word(word), "{word}");
+        }
     }
 
     #[test]
@@ -782,6 +936,7 @@ mod tests {
         );
         assert_eq!(texts("HTTPServer"), ["http", "server", "httpserver"]);
         assert_eq!(texts("s3-presigned-urls"), ["s3", "presign", "url"]);
+        assert_eq!(texts("Ünïcode-Wörds"), ["ünïcode", "wörds"]);
         assert_eq!(texts("k8s ec2"), ["k8s", "ec2"]);
     }
 

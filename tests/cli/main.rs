@@ -7,6 +7,7 @@ mod disclosure;
 mod live;
 mod properties;
 mod render;
+mod search;
 mod watch;
 
 use std::path::{Path, PathBuf};

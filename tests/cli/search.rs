@@ -1,0 +1,444 @@
+//! `skilldex search`: ranking guarantees, honest misses, output shapes, and
+//! the quality of the ranking on the labelled set in `evals/search/`.
+
+use super::{run, run_in, skill_md, write, Run};
+use serde_json::Value;
+
+fn search_json(args: &[&str]) -> (Run, Value) {
+    let mut all = vec!["search", "--json"];
+    all.extend_from_slice(args);
+    let run = run(&all);
+    let json = run.json();
+    (run, json)
+}
+
+fn ids(json: &Value) -> Vec<String> {
+    json["results"]
+        .as_array()
+        .expect("results array")
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let (run, json) = search_json(&["extract", "text", "from", "a", "pdf"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(json["query"], "extract text from a pdf");
+    assert_eq!(json["no_match"], false);
+    assert!(json["unmatched_terms"].is_array());
+    let first = &json["results"][0];
+    assert_eq!(first["id"], "pdf-extract");
+    assert_eq!(first["name"], "pdf-extract");
+    assert_eq!(first["namespace"], "docs");
+    assert!(first["description"].as_str().unwrap().contains("PDF"));
+    assert!(first["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("skills/docs/pdf-extract/SKILL.md"));
+    let score = first["score"].as_f64().unwrap();
+    assert!(score > 0.0 && score < 1.0, "{score}");
+    // Namespaces come scored, best first, and the answer's namespace leads.
+    let namespaces = json["namespaces"].as_array().unwrap();
+    assert_eq!(namespaces[0]["name"], "docs", "{json}");
+    let scores: Vec<f64> = namespaces
+        .iter()
+        .map(|n| n["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+}
+
+#[test]
+fn an_exact_name_ranks_first() {
+    // Even inside a sentence, and even when other skills match more words.
+    for (query, expected) in [
+        ("pdf-forms", "pdf-forms"),
+        (
+            "use git-bisect to find the pdf text extraction regression",
+            "git-bisect",
+        ),
+        ("docs/pdf-extract", "pdf-extract"),
+        ("`release-notes`, please", "release-notes"),
+        // Words that spell a name with spaces count too.
+        ("git bisect", "git-bisect"),
+    ] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 0, "{query}: {run:?}");
+        assert_eq!(ids(&json)[0], expected, "{query}: {json}");
+        assert_eq!(json["results"][0]["score"], 1.0, "{query}");
+    }
+}
+
+#[test]
+fn select_returns_exactly_the_named_skills_in_order() {
+    let (run, json) = search_json(&["select:sql-query-review,pdf-forms,git-bisect"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ids(&json), ["sql-query-review", "pdf-forms", "git-bisect"]);
+    // Unknown names are reported, the known ones still returned.
+    let (run, json) = search_json(&["select: git-bisect , no-such-skill"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ids(&json), ["git-bisect"]);
+    assert_eq!(
+        json["unmatched_terms"],
+        serde_json::json!(["no-such-skill"])
+    );
+    let (run, json) = search_json(&["select:nothing-here"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(json["no_match"], true);
+}
+
+#[test]
+fn a_query_with_no_answer_says_so() {
+    let (run, json) = search_json(&["book a flight to Lisbon"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(json["no_match"], true);
+    assert_eq!(json["results"], serde_json::json!([]));
+    let unmatched: Vec<&str> = json["unmatched_terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(
+        unmatched.contains(&"flight") && unmatched.contains(&"lisbon"),
+        "{json}"
+    );
+    // The human answer names the words and where to look instead.
+    let run = run_in(&super::repo(), &["search", "book a flight to Lisbon"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("No skill matches"), "{run:?}");
+    assert!(run.stdout.contains("flight"), "{run:?}");
+    assert!(run.stdout.contains("skilldex list"), "{run:?}");
+}
+
+#[test]
+fn chinese_queries_find_chinese_and_english_skills() {
+    let (_, json) = search_json(&["写提交信息"]);
+    assert_eq!(ids(&json)[0], "commit-message-zh", "{json}");
+    let (_, json) = search_json(&["怎么提取PDF里的文字"]);
+    assert_eq!(ids(&json)[0], "pdf-extract", "{json}");
+    // And an English query finds a skill written in Chinese.
+    let (_, json) = search_json(&["chinese api documentation"]);
+    assert_eq!(ids(&json)[0], "api-doc-zh", "{json}");
+}
+
+#[test]
+fn typos_and_word_forms_still_match() {
+    let (_, json) = search_json(&["git bisct regresion"]);
+    assert_eq!(ids(&json)[0], "git-bisect", "{json}");
+    let (_, json) = search_json(&["reviewing sql queries"]);
+    assert_eq!(ids(&json)[0], "sql-query-review", "{json}");
+}
+
+#[test]
+fn identifiers_are_split_like_the_descriptions() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "web/effect-cleanup/SKILL.md",
+        skill_md(
+            "effect-cleanup",
+            "Stops React useEffect hooks from leaking subscriptions and timers.",
+        ),
+    );
+    write(
+        root,
+        "db/pg-backup/SKILL.md",
+        skill_md(
+            "pg-backup",
+            "Takes consistent PostgreSQL backups with pg_dump and restores them.",
+        ),
+    );
+    write(
+        root,
+        "db/xml-config/SKILL.md",
+        skill_md(
+            "xml-config",
+            "Edits XMLHttpRequest settings in legacy pages.",
+        ),
+    );
+    let root_s = root.to_str().unwrap();
+    let search = |q: &str| {
+        let run = run_in(root, &["search", "--json", "--root", root_s, q]);
+        ids(&run.json())
+    };
+    assert_eq!(search("use effect cleanup")[0], "effect-cleanup");
+    assert_eq!(search("useeffect")[0], "effect-cleanup");
+    assert_eq!(search("pg dump")[0], "pg-backup");
+    assert_eq!(search("pgdump")[0], "pg-backup");
+    assert_eq!(search("xml http request")[0], "xml-config");
+}
+
+#[test]
+fn namespaces_shape_the_ranking() {
+    // Two skills with the same words; the query names one's namespace.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "aws/README.md",
+        "---\ndescription: Amazon Web Services.\n---\n",
+    );
+    write(
+        root,
+        "gcp/README.md",
+        "---\ndescription: Google Cloud.\n---\n",
+    );
+    write(
+        root,
+        "aws/signed-links/SKILL.md",
+        skill_md(
+            "signed-links",
+            "Share private files with links that expire.",
+        ),
+    );
+    write(
+        root,
+        "gcp/expiring-links/SKILL.md",
+        skill_md(
+            "expiring-links",
+            "Share private files with links that expire.",
+        ),
+    );
+    let root_s = root.to_str().unwrap();
+    for (query, first) in [
+        ("share a private file on amazon", "signed-links"),
+        ("share a private file on google", "expiring-links"),
+    ] {
+        let run = run_in(root, &["search", "--json", "--root", root_s, query]);
+        let json = run.json();
+        assert_eq!(ids(&json)[0], first, "{query}: {json}");
+        assert_eq!(
+            json["results"][0]["namespace"], json["namespaces"][0]["name"],
+            "{json}"
+        );
+    }
+}
+
+#[test]
+fn limit_caps_the_results_and_output_is_stable() {
+    let (_, json) = search_json(&["--limit", "2", "review"]);
+    assert!(ids(&json).len() <= 2, "{json}");
+    let a = run(&["search", "--json", "write release notes and changelog"]);
+    let b = run(&["search", "--json", "write release notes and changelog"]);
+    assert_eq!(a.stdout, b.stdout);
+    let list = ids(&a.json());
+    assert!(
+        list.contains(&"release-notes".to_string())
+            && list.contains(&"changelog-keeping".to_string()),
+        "{list:?}"
+    );
+}
+
+#[test]
+fn an_empty_query_is_a_usage_error() {
+    let r = run(&["search", "  "]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("query is empty"), "{r:?}");
+}
+
+#[test]
+fn tool_specs_are_grouped_deferred_and_follow_the_schema_rules() {
+    let r = run(&["search", "--format", "tool-spec", "review code and sql"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let groups = r.json();
+    let groups = groups.as_array().expect("an array of namespaces");
+    assert!(!groups.is_empty());
+    let mut names = Vec::new();
+    for group in groups {
+        assert_eq!(group["type"], "namespace");
+        assert!(!group["name"].as_str().unwrap().is_empty());
+        check_description(&group["description"]);
+        for tool in group["tools"].as_array().unwrap() {
+            assert_eq!(tool["type"], "function");
+            assert_eq!(tool["defer_loading"], true);
+            let name = tool["name"].as_str().unwrap();
+            assert!(!name.is_empty() && name.len() <= 64);
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{name}"
+            );
+            check_description(&tool["description"]);
+            check_schema(&tool["parameters"]);
+            names.push(name.to_string());
+        }
+    }
+    assert!(
+        names.contains(&"code-review".to_string())
+            && names.contains(&"sql-query-review".to_string()),
+        "{names:?}"
+    );
+}
+
+fn check_description(value: &Value) {
+    let text = value.as_str().expect("a description string");
+    assert!(!text.trim().is_empty() && text.len() <= 1000, "{text:?}");
+}
+
+/// DESIGN §10: only the seven types, `properties` on every object, non-empty
+/// descriptions of at most 1,000 bytes.
+fn check_schema(schema: &Value) {
+    const TYPES: [&str; 7] = [
+        "string", "number", "boolean", "integer", "object", "array", "null",
+    ];
+    let object = schema.as_object().expect("a schema object");
+    for key in object.keys() {
+        assert!(
+            [
+                "type",
+                "properties",
+                "required",
+                "description",
+                "items",
+                "enum",
+                "const",
+                "anyOf",
+                "oneOf",
+                "allOf",
+                "$ref"
+            ]
+            .contains(&key.as_str()),
+            "unexpected key {key}"
+        );
+    }
+    match &object["type"] {
+        Value::String(t) => assert!(TYPES.contains(&t.as_str()), "{t}"),
+        Value::Array(ts) => assert!(ts.iter().all(|t| TYPES.contains(&t.as_str().unwrap_or("")))),
+        other => panic!("bad type {other}"),
+    }
+    if object["type"] == "object" {
+        let properties = object["properties"]
+            .as_object()
+            .expect("objects carry properties");
+        for property in properties.values() {
+            check_description(&property["description"]);
+            check_schema(property);
+        }
+    }
+    if let Some(description) = object.get("description") {
+        check_description(description);
+    }
+}
+
+/// The labelled set: the ranking must stay well above plain BM25 and
+/// the "no match" answers mostly right. Prints the table (`--nocapture`).
+#[test]
+#[allow(clippy::print_stdout)]
+fn ranking_quality_on_the_labelled_set() {
+    use skilldex::search::eval;
+    let repo = super::repo();
+    let catalog =
+        skilldex::CatalogBuilder::new([repo.join("skills"), repo.join("evals/search/catalog")])
+            .build()
+            .unwrap();
+    let queries = eval::parse_queries(
+        &std::fs::read_to_string(repo.join("evals/search/queries.jsonl")).unwrap(),
+    )
+    .unwrap();
+    assert!(catalog.skills().len() >= 200 && queries.len() >= 150);
+    let ours = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
+    let baseline = eval::evaluate(&queries, &eval::bm25_ranker(&catalog));
+    println!(
+        "skilldex\n{}\nBM25\n{}",
+        eval::table(&ours),
+        eval::table(&baseline)
+    );
+    let (o, b) = (&ours.overall, &baseline.overall);
+    assert!(
+        o.r5() >= 0.85 && o.r5() > b.r5() + 0.1,
+        "R@5 {} vs BM25 {}",
+        o.r5(),
+        b.r5()
+    );
+    assert!(
+        o.r1() >= 0.78 && o.mrr() >= 0.83,
+        "R@1 {} MRR {}",
+        o.r1(),
+        o.mrr()
+    );
+    assert!(
+        o.no_match_precision() >= 0.5 && o.no_match_recall() >= 0.4,
+        "{o:?}"
+    );
+    assert_eq!(ours.by_kind["exact"].r1(), 1.0);
+}
+
+#[test]
+fn a_cut_directory_points_at_search() {
+    let r = run(&["render", "--paths", "none", "--mode", "namespaces"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains("skilldex search \"<what you need>\""),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn runaway_queries_are_cut_not_choked_on() {
+    let catalog = skilldex::CatalogBuilder::new([super::repo().join("skills")])
+        .build()
+        .unwrap();
+    let options = skilldex::search::SearchOptions::default();
+    // Ten megabytes of words, unknown words, CJK, and a huge select list.
+    for query in [
+        "review sql ".repeat(1_000_000),
+        "qwxz ".repeat(2_000_000),
+        "数据库备份".repeat(700_000),
+        format!("select:{}", "git-bisect,".repeat(1_000_000)),
+    ] {
+        let results = catalog.search(&query, &options);
+        assert!(results.query.len() <= query.len());
+        assert!(results.hits.len() <= 8);
+    }
+    let results = catalog.search(&"review sql ".repeat(1_000_000), &options);
+    assert_eq!(
+        catalog.skills()[results.hits[0].index].name,
+        "sql-query-review"
+    );
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    fn catalog() -> &'static skilldex::Catalog {
+        static CATALOG: OnceLock<skilldex::Catalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            let repo = super::super::repo();
+            skilldex::CatalogBuilder::new([repo.join("skills"), repo.join("evals/search/catalog")])
+                .build()
+                .unwrap()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any text: no panic, at most `limit` distinct hits, scores in
+        /// 0..=1 and best first, "no match" exactly when there are no
+        /// hits, and the same answer twice.
+        #[test]
+        fn any_query_gets_a_well_formed_answer(
+            query in "(\\PC{0,40}|[a-z_ -]{0,60}|[\\u{4e00}-\\u{4e2f}pdf ]{0,20})",
+            limit in 1usize..12,
+        ) {
+            let catalog = catalog();
+            let options = skilldex::search::SearchOptions { limit };
+            let results = catalog.search(&query, &options);
+            prop_assert!(results.hits.len() <= limit);
+            prop_assert_eq!(results.no_match, results.hits.is_empty());
+            let mut seen = std::collections::HashSet::new();
+            for hit in &results.hits {
+                prop_assert!(seen.insert(hit.index));
+                prop_assert!(hit.index < catalog.skills().len());
+                prop_assert!((0.0..=1.0).contains(&hit.score), "{}", hit.score);
+            }
+            let scores: Vec<f32> = results.hits.iter().map(|h| h.score).collect();
+            prop_assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{:?}", scores);
+            prop_assert_eq!(catalog.search(&query, &options), results);
+        }
+    }
+}
