@@ -222,7 +222,17 @@ pub fn render_delta(
             // Written without versions: compare what was shown.
             Err(_) => before.description == skill.description,
         };
-        !same_file || before.path.as_deref() != path
+        // A path counts only when both sides show one in the same style: a
+        // directory rendered without paths (or relative to another folder)
+        // does not make every skill look moved.
+        let moved = match (before.path.as_deref(), path) {
+            (Some(a), Some(b)) => {
+                std::path::Path::new(a).is_absolute() == std::path::Path::new(b).is_absolute()
+                    && a != b
+            }
+            _ => false,
+        };
+        !same_file || moved
     });
     let mut delta = DirectoryDelta::default();
     for entry in shown {

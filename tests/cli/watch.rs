@@ -365,3 +365,44 @@ fn render_since_refuses_what_is_not_a_previous_render() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("render --format json"), "{out:?}");
 }
+
+#[test]
+fn render_since_with_another_path_style_lists_only_real_changes() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    super::copy_dir(&super::repo().join("skills"), &root);
+    let root_s = root.to_str().unwrap();
+    let previous = temp.path().join("previous.json");
+    let first = super::run_in(temp.path(), &["render", "--json", "--root", root_s]);
+    assert_eq!(first.code, 0, "{first:?}");
+    std::fs::write(&previous, &first.stdout).unwrap();
+    let bisect = root.join("dev/git-bisect/SKILL.md");
+    let text = std::fs::read_to_string(&bisect).unwrap();
+    std::fs::write(
+        &bisect,
+        text.replace("Finds the exact commit", "Locates the exact commit"),
+    )
+    .unwrap();
+    // The previous render had absolute paths; these have none, or relative ones.
+    for paths in ["none", "relative"] {
+        let run = super::run_in(
+            temp.path(),
+            &[
+                "render",
+                "--root",
+                root_s,
+                "--paths",
+                paths,
+                "--since",
+                previous.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains("- git-bisect: Locates"), "{run:?}");
+        assert_eq!(
+            run.stdout.matches("\n- ").count(),
+            1,
+            "only git-bisect changed: {run:?}"
+        );
+    }
+}
