@@ -277,6 +277,10 @@ pub struct Skill {
     pub extra: BTreeMap<String, serde_json::Value>,
     /// Size of `SKILL.md` in bytes.
     pub file_bytes: u64,
+    /// A hash of the `SKILL.md` bytes (of its head, size and modification
+    /// time when only the head was read): a new value means a new version.
+    #[serde(skip)]
+    pub content_hash: u64,
     /// 1-based line where the Markdown body starts.
     pub body_line: u32,
     /// Byte offset where the Markdown body starts.

@@ -11,6 +11,11 @@
 //! Only the head of a large file is read: the directory needs the header,
 //! and bodies are read on demand. Every bound (depth, entries, file size)
 //! that cuts the walk short becomes a finding, never a silent gap.
+//!
+//! A scan can be narrowed to a few paths (`ScanOptions::scope`): the walk
+//! still starts at the root, so the ignore files above those paths apply
+//! exactly as in a whole scan, but it only enters the folders that lead to
+//! them. The live catalog uses this to re-read what changed.
 
 use crate::model::{one_line, Code, Position, Skill};
 use crate::parse::{self, Fields, Finding, ParsedFile};
@@ -19,7 +24,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Folder names never searched.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target"];
@@ -74,6 +79,39 @@ pub struct VisitedFile<'a> {
 /// contents (`grep`) can ride along with the scan instead of walking again.
 pub type FileVisitor = std::sync::Arc<dyn Fn(VisitedFile<'_>) + Send + Sync>;
 
+/// A path a narrowed scan looks at, written as the walk writes it (the
+/// root joined with the path inside it).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ScanScope {
+    pub path: PathBuf,
+    /// Everything below `path` too (a folder); otherwise only `path` itself.
+    pub subtree: bool,
+}
+
+impl ScanScope {
+    /// True when the walk must enter or visit `path` for `scopes` (sorted
+    /// by path, none inside a folder scope): it is on the way to a scope,
+    /// or inside a folder scope.
+    fn wanted(scopes: &[ScanScope], path: &Path) -> bool {
+        // Paths at or below `path` follow it in component order; a folder
+        // scope holding `path` is the last scope before it.
+        let index = scopes.partition_point(|s| s.path.as_path() < path);
+        scopes.get(index).is_some_and(|s| s.path.starts_with(path))
+            || index
+                .checked_sub(1)
+                .is_some_and(|i| scopes[i].subtree && path.starts_with(&scopes[i].path))
+    }
+
+    /// True when a finding or file at `path` is one this scope re-reads.
+    pub fn covers(&self, path: &Path) -> bool {
+        if self.subtree {
+            path.starts_with(&self.path)
+        } else {
+            path == self.path
+        }
+    }
+}
+
 /// What a scan does: the bounds, whether bodies are checked, and an
 /// optional visitor of every file.
 #[derive(Clone, Default)]
@@ -82,6 +120,9 @@ pub struct ScanOptions {
     /// Run the body checks (size, links) of `lint` while reading.
     pub check_bodies: bool,
     pub visitor: Option<FileVisitor>,
+    /// Only these paths (all of the root when `None`), sorted by path,
+    /// none inside a folder scope.
+    pub scope: Option<Arc<[ScanScope]>>,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -90,6 +131,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("limits", &self.limits)
             .field("check_bodies", &self.check_bodies)
             .field("visitor", &self.visitor.is_some())
+            .field("scope", &self.scope)
             .finish()
     }
 }
@@ -114,8 +156,9 @@ pub struct FoundSkill {
     pub path: PathBuf,
     pub identity: Option<FileIdentity>,
     /// The skill, or `None` when the file cannot load. Built here, in the
-    /// walker threads, so the catalog only has to order and dedupe.
-    pub skill: Option<Box<Skill>>,
+    /// walker threads, so the catalog only has to order and dedupe; shared,
+    /// so that successive snapshots of a live catalog hold one copy.
+    pub skill: Option<Arc<Skill>>,
     /// Every finding about the file, rule checks included.
     pub findings: Vec<Finding>,
 }
@@ -138,12 +181,23 @@ pub struct PathFinding {
     pub finding: Finding,
 }
 
+/// A symlinked folder the scan followed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FollowedLink {
+    /// The link, as the walk wrote it.
+    pub link: PathBuf,
+    /// Its real folder.
+    pub target: PathBuf,
+}
+
 /// Everything one scan produced, in deterministic order.
 #[derive(Debug, Default)]
 pub struct ScanResult {
     pub skills: Vec<FoundSkill>,
     pub namespace_files: Vec<FoundNamespaceFile>,
     pub findings: Vec<PathFinding>,
+    /// Symlinked folders walked through, sorted by link.
+    pub links: Vec<FollowedLink>,
 }
 
 #[derive(Default)]
@@ -198,6 +252,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     // wins each real folder, so the choice does not depend on which walker
     // thread got there first.
     let mut linked = std::collections::HashSet::new();
+    let mut links = Vec::new();
     let mut pending = vec![(start, 0usize)];
     while !pending.is_empty() {
         for (start, offset) in std::mem::take(&mut pending) {
@@ -215,7 +270,11 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             std::mem::take(&mut *shared.links.lock().unwrap_or_else(|e| e.into_inner()));
         found.sort();
         for (depth, link, target) in found {
-            if linked.insert(target) {
+            if linked.insert(target.clone()) {
+                links.push(FollowedLink {
+                    link: link.clone(),
+                    target,
+                });
                 pending.push((link, depth));
             }
         }
@@ -234,7 +293,9 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             .findings
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
+        links,
     };
+    out.links.sort();
     if shared.entry_limit_hit.load(Ordering::Relaxed) {
         out.findings.push(PathFinding {
             path: root.to_path_buf(),
@@ -299,13 +360,23 @@ fn walk(
         .follow_links(false)
         .max_depth(Some(limits.max_depth.saturating_sub(offset)))
         .threads(limits.threads)
-        .filter_entry(|entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir
-                && entry.depth() > 0
-                && SKIPPED_DIRS
-                    .iter()
-                    .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip)))
+        .filter_entry({
+            let scope = options.scope.clone();
+            move |entry| {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if is_dir
+                    && entry.depth() > 0
+                    && SKIPPED_DIRS
+                        .iter()
+                        .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip))
+                {
+                    return false;
+                }
+                match &scope {
+                    Some(scope) if entry.depth() > 0 => ScanScope::wanted(scope, entry.path()),
+                    _ => true,
+                }
+            }
         });
     builder.build_parallel().run(|| {
         Box::new(move |result| {
@@ -449,11 +520,11 @@ fn visit(
                     namespace,
                     folder_name,
                     &parsed,
-                    found.file_bytes,
+                    found.facts,
                 )
                 .map(|mut skill| {
                     skill.headings = found.headings;
-                    Box::new(skill)
+                    Arc::new(skill)
                 });
                 push(
                     &shared.skills,
@@ -552,7 +623,7 @@ fn skill_of(
     namespace: String,
     folder_name: String,
     parsed: &ParsedFile,
-    file_bytes: u64,
+    facts: FileFacts,
 ) -> Option<Skill> {
     let fields = fields?;
     let description = fields
@@ -579,7 +650,8 @@ fn skill_of(
         allowed_tools: fields.allowed_tools,
         metadata: fields.metadata,
         extra: fields.extra,
-        file_bytes,
+        file_bytes: facts.bytes,
+        content_hash: facts.hash,
         body_line: parsed.body_line,
         body_offset: parsed.body_offset,
         name_position: fields.positions.get("name").copied(),
@@ -589,9 +661,16 @@ fn skill_of(
     })
 }
 
+/// Size and content hash of a skill file.
+#[derive(Debug, Clone, Copy)]
+struct FileFacts {
+    bytes: u64,
+    hash: u64,
+}
+
 struct ReadSkill {
     identity: Option<FileIdentity>,
-    file_bytes: u64,
+    facts: FileFacts,
     parsed: ParsedFile,
     headings: String,
 }
@@ -680,6 +759,20 @@ fn read_skill_file(
             through_link,
         });
     }
+    // What a reader needs to tell versions of the file apart: its bytes, or
+    // for a file read only in part, its head, size and modification time.
+    let mut hash = crate::catalog::Fnv::new();
+    hash.write(&bytes);
+    if partial {
+        hash.write(&size.to_le_bytes());
+        let modified = metadata
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        hash.write(&modified.to_le_bytes());
+    }
+    let content_hash = hash.finish();
     let (text, utf8) = parse::decode(&bytes);
     let mut parsed = parse::parse_text(&text);
     if let Some(finding) = utf8 {
@@ -711,7 +804,10 @@ fn read_skill_file(
     }
     Ok(ReadSkill {
         identity: identity_of(&metadata),
-        file_bytes: size,
+        facts: FileFacts {
+            bytes: size,
+            hash: content_hash,
+        },
         parsed,
         headings,
     })

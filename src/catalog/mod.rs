@@ -7,12 +7,15 @@
 //! duplicates, resolving name collisions deterministically, naming
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
+pub(crate) mod incremental;
+
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
 pub use crate::rules::resolve_inside;
-use crate::scan::{self, slash_path, FoundSkill, ScanLimits, ScanOptions};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::scan::{self, slash_path, FoundSkill, ScanLimits, ScanOptions, ScanScope};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Failures that stop a catalog from being built at all. Problems with
 /// individual files are diagnostics inside the catalog instead.
@@ -105,6 +108,20 @@ impl CatalogBuilder {
         &self.roots
     }
 
+    pub fn checks_bodies(&self) -> bool {
+        self.check_bodies
+    }
+
+    /// What one walk of a root does (all of it when `scope` is `None`).
+    pub(crate) fn scan_options(&self, scope: Option<Arc<[ScanScope]>>) -> ScanOptions {
+        ScanOptions {
+            limits: self.limits.clone(),
+            check_bodies: self.check_bodies,
+            visitor: self.visitor.clone(),
+            scope,
+        }
+    }
+
     /// Keep these skills (by name, id or `namespace/name`) out of the
     /// catalog's skills: render, search and grep do not see them. They stay
     /// in `Catalog::disabled_skills`, so reads can say why they are missing
@@ -130,77 +147,102 @@ impl CatalogBuilder {
     /// Scan the roots and build the snapshot.
     pub fn build(&self) -> Result<Catalog, CatalogError> {
         for root in &self.roots {
-            match std::fs::metadata(root) {
-                Err(_) => return Err(CatalogError::RootNotFound(root.clone())),
-                Ok(m) if !m.is_dir() => return Err(CatalogError::RootNotADirectory(root.clone())),
-                Ok(_) => {}
-            }
+            check_root(root)?;
         }
         let started = std::time::Instant::now();
-        let mut assembly = Assembly::new(self.profile);
-        let mut found = Vec::new();
-        let mut namespace_files = Vec::new();
-        for (index, root) in self.roots.iter().enumerate() {
-            let options = ScanOptions {
-                limits: self.limits.clone(),
-                check_bodies: self.check_bodies,
-                visitor: self.visitor.clone(),
-            };
-            let result = scan::scan_root(index, root, &options);
-            for item in result.findings {
-                assembly.report(&item.path, &item.finding);
-            }
-            found.extend(result.skills);
-            namespace_files.extend(result.namespace_files);
-        }
+        let results: Vec<scan::ScanResult> = self
+            .roots
+            .iter()
+            .enumerate()
+            .map(|(index, root)| scan::scan_root(index, root, &self.scan_options(None)))
+            .collect();
         let scanned = started.elapsed();
-        let files_read = found.len() + namespace_files.len();
-        let mut boxed = assembly.skills_from(found);
-        // Directory order; each skill is moved out of its box exactly once.
-        boxed.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
-        let skills: Vec<Skill> = boxed.into_iter().map(|skill| *skill).collect();
-        let namespaces = namespaces_of(&skills, &namespace_files);
-        let (skills, disabled) = if self.disabled.is_empty() {
-            (skills, Vec::new())
-        } else {
-            skills.into_iter().partition(|skill| {
-                !self.disabled.iter().any(|entry| {
-                    entry == &skill.name || entry == &skill.id || *entry == skill.qualified_name()
-                })
-            })
+        let inputs = ScanInputs {
+            skills: results.iter().flat_map(|r| &r.skills).collect(),
+            namespace_files: results.iter().flat_map(|r| &r.namespace_files).collect(),
+            findings: results.iter().flat_map(|r| &r.findings).collect(),
+            stale: None,
+        };
+        let mut catalog = self.assemble(inputs);
+        catalog.stats.scan = scanned;
+        catalog.stats.total = started.elapsed();
+        // Dropping the scan results last leaves each skill with one owner.
+        drop(results);
+        Ok(catalog)
+    }
+
+    /// The snapshot of scanned files: duplicates dropped, name clashes
+    /// resolved, namespaces named, findings turned into diagnostics.
+    pub(crate) fn assemble(&self, inputs: ScanInputs<'_>) -> Catalog {
+        let mut assembly = Assembly::new(self.profile);
+        for item in &inputs.findings {
+            assembly.report(&item.path, &item.finding);
+        }
+        let files_read = inputs.skills.len() + inputs.namespace_files.len();
+        let mut skills = assembly.skills_from(inputs.skills);
+        // Directory order: sorting moves pointers, not skills.
+        skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
+        let namespaces = namespaces_of(&skills, &inputs.namespace_files);
+        let stale = match inputs.stale {
+            Some(paths) if !paths.is_empty() => {
+                let mut ids: Vec<String> = skills
+                    .iter()
+                    .filter(|s| paths.contains(&s.path))
+                    .map(|s| s.id.clone())
+                    .collect();
+                ids.sort();
+                ids
+            }
+            _ => Vec::new(),
         };
         let mut catalog = Catalog::assemble(
             self.roots.clone(),
             self.profile,
             skills,
-            disabled,
             namespaces,
             assembly.diagnostics,
-        );
-        catalog.stats = BuildStats {
-            scan: scanned,
-            total: started.elapsed(),
-            files_read,
-        };
-        Ok(catalog)
+            stale,
+        )
+        .with_disabled(&self.disabled);
+        catalog.stats.files_read = files_read;
+        catalog
     }
 }
 
+/// A root must be an existing folder.
+pub(crate) fn check_root(root: &Path) -> Result<(), CatalogError> {
+    match std::fs::metadata(root) {
+        Err(_) => Err(CatalogError::RootNotFound(root.to_path_buf())),
+        Ok(m) if !m.is_dir() => Err(CatalogError::RootNotADirectory(root.to_path_buf())),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// What the walks of the roots found, borrowed, in any order.
+pub(crate) struct ScanInputs<'a> {
+    pub skills: Vec<&'a FoundSkill>,
+    pub namespace_files: Vec<&'a scan::FoundNamespaceFile>,
+    pub findings: Vec<&'a scan::PathFinding>,
+    /// Skill files whose skill is a last good version kept over a broken
+    /// edit (live catalogs only).
+    pub stale: Option<&'a HashSet<PathBuf>>,
+}
+
 /// Turns findings into diagnostics for one profile while skills are built.
-struct Assembly {
+pub(crate) struct Assembly {
     profile: Profile,
-    diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 impl Assembly {
-    fn new(profile: Profile) -> Self {
+    pub(crate) fn new(profile: Profile) -> Self {
         Assembly {
             profile,
             diagnostics: Vec::new(),
         }
     }
 
-    fn report(&mut self, path: &Path, finding: &Finding) {
+    pub(crate) fn report(&mut self, path: &Path, finding: &Finding) {
         if let Some(severity) = finding.code.severity(self.profile) {
             self.diagnostics.push(Diagnostic {
                 path: path.to_path_buf(),
@@ -213,14 +255,12 @@ impl Assembly {
         }
     }
 
-    /// The skills of the found files in precedence order, boxed so that
-    /// ordering them moves pointers, not whole skills.
-    #[allow(clippy::vec_box)] // deliberate: a skill is ~0.5 KB, sorting moves pointers
-    fn skills_from(&mut self, found: Vec<FoundSkill>) -> Vec<Box<Skill>> {
+    /// The skills of the found files in precedence order.
+    fn skills_from(&mut self, mut found: Vec<&FoundSkill>) -> Vec<Arc<Skill>> {
         // Precedence: earlier root, then shallower path, then path order.
         // Paths under one root share its prefix, so comparing whole paths
         // orders them as their paths inside the root.
-        let found = sorted_by(found, |a, b| {
+        found.sort_by(|a, b| {
             (a.root, a.depth, a.path.as_os_str().as_encoded_bytes()).cmp(&(
                 b.root,
                 b.depth,
@@ -230,11 +270,11 @@ impl Assembly {
         // Folders holding a `SKILL.md`, needed only when a lower-case
         // `skill.md` exists somewhere.
         let any_lowercase = found.iter().any(|f| !f.upper_case_name);
-        let preferred: HashSet<PathBuf> = if any_lowercase {
+        let preferred: HashSet<&Path> = if any_lowercase {
             found
                 .iter()
                 .filter(|f| f.upper_case_name)
-                .filter_map(|f| f.path.parent().map(Path::to_path_buf))
+                .filter_map(|f| f.path.parent())
                 .collect()
         } else {
             HashSet::new()
@@ -259,7 +299,7 @@ impl Assembly {
             for finding in &file.findings {
                 self.report(&file.path, finding);
             }
-            skills.extend(file.skill);
+            skills.extend(file.skill.clone());
         }
         self.resolve_collisions(&mut skills);
         skills
@@ -267,7 +307,7 @@ impl Assembly {
 
     /// The first skill of a name (in precedence order) keeps it; the others
     /// get `namespace/name` and a warning naming the winner's file.
-    fn resolve_collisions(&mut self, skills: &mut [Box<Skill>]) {
+    fn resolve_collisions(&mut self, skills: &mut [Arc<Skill>]) {
         // Borrowed names first: clashes are rare, so the common case
         // allocates nothing.
         let mut losers = Vec::new();
@@ -308,20 +348,12 @@ impl Assembly {
             let position = skills[index].name_position.unwrap_or(Position::START);
             let path = skills[index].path.clone();
             self.report(&path, &Finding::new(Code::NameShadowed, position, message));
-            skills[index].id = id;
-            skills[index].shadowed = true;
+            // A copy only when another snapshot shares this skill.
+            let loser = Arc::make_mut(&mut skills[index]);
+            loser.id = id;
+            loser.shadowed = true;
         }
     }
-}
-
-/// `items` sorted by `compare`, stable. Sorts indices and moves each item
-/// once: skills are large, and a sort that swaps them in place spends its
-/// time copying memory.
-fn sorted_by<T>(items: Vec<T>, compare: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by(|&a, &b| compare(&items[a], &items[b]));
-    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
@@ -330,56 +362,81 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(parse::decode(&bytes).0.into_owned())
 }
 
-/// Namespaces of the skills, sorted by name, with descriptions from the
-/// folder's README/index front matter where one exists.
-fn namespaces_of(skills: &[Skill], files: &[scan::FoundNamespaceFile]) -> Vec<Namespace> {
-    let mut by_name: BTreeMap<&str, Vec<&Skill>> = BTreeMap::new();
-    for skill in skills {
-        by_name.entry(&skill.namespace).or_default().push(skill);
+/// Namespaces of the skills (in directory order), sorted by name, with
+/// descriptions from the folder's README/index front matter where one
+/// exists.
+fn namespaces_of(skills: &[Arc<Skill>], files: &[&scan::FoundNamespaceFile]) -> Vec<Namespace> {
+    let mut descriptions = namespace_descriptions(files);
+    let mut namespaces = Vec::new();
+    let mut start = 0;
+    while start < skills.len() {
+        let name = skills[start].namespace.as_str();
+        let end = start
+            + skills[start..]
+                .iter()
+                .position(|s| s.namespace != name)
+                .unwrap_or(skills.len() - start);
+        let description = descriptions.remove(name);
+        namespaces.push(namespace_of(name, &skills[start..end], skills, description));
+        start = end;
     }
-    let mut descriptions: HashMap<String, String> = HashMap::new();
-    // Files are ordered by root precedence through their paths' roots only
-    // loosely; sort explicitly so the first root's README wins.
-    let mut files: Vec<&scan::FoundNamespaceFile> = files.iter().collect();
+    namespaces
+}
+
+/// Descriptions from README/index files by namespace name; the first root's
+/// file wins, then the first by path.
+pub(crate) fn namespace_descriptions(
+    files: &[&scan::FoundNamespaceFile],
+) -> HashMap<String, String> {
+    let mut files: Vec<&scan::FoundNamespaceFile> = files.to_vec();
     files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
+    let mut descriptions: HashMap<String, String> = HashMap::new();
     for file in files {
-        let name = slash_path(&file.folder);
-        if !by_name.contains_key(name.as_str()) || descriptions.contains_key(&name) {
-            continue;
-        }
         if let Some(description) = &file.description {
-            descriptions.insert(name, description.clone());
+            descriptions
+                .entry(slash_path(&file.folder))
+                .or_insert_with(|| description.clone());
         }
     }
+    descriptions
+}
+
+/// One namespace: `members` are its skills in directory order, `skills` the
+/// whole catalog in directory order (to find a skill the namespace is nested
+/// in), `description` from its README if it has one.
+pub(crate) fn namespace_of(
+    name: &str,
+    members: &[Arc<Skill>],
+    skills: &[Arc<Skill>],
+    description: Option<String>,
+) -> Namespace {
     // A namespace that is itself a skill folder (nested skills) says so.
-    let parent_skill = |name: &str| -> Option<&str> {
+    let parent_skill = || -> Option<&str> {
         let (parent, folder) = name.rsplit_once('/').unwrap_or(("", name));
-        by_name.get(parent)?.iter().find_map(|s| {
+        members_of(skills, parent).iter().find_map(|s| {
             s.dir()
                 .file_name()
                 .is_some_and(|f| f == std::ffi::OsStr::new(folder))
                 .then_some(s.name.as_str())
         })
     };
-    by_name
-        .iter()
-        .map(|(name, members)| {
-            let description =
-                descriptions
-                    .remove(*name)
-                    .unwrap_or_else(|| match parent_skill(name) {
-                        Some(parent) => format!("Skills nested inside the {parent} skill."),
-                        None => Namespace::default_description(name),
-                    });
-            let mut ids: Vec<String> = members.iter().map(|s| s.id.clone()).collect();
-            ids.sort();
-            Namespace {
-                name: name.to_string(),
-                description,
-                skills: ids,
-            }
-        })
-        .collect()
+    let description = description.unwrap_or_else(|| match parent_skill() {
+        Some(parent) => format!("Skills nested inside the {parent} skill."),
+        None => Namespace::default_description(name),
+    });
+    Namespace {
+        name: name.to_string(),
+        description,
+        // Members are in directory order, which is id order within a namespace.
+        skills: members.iter().map(|s| s.id.clone()).collect(),
+    }
+}
+
+/// The skills of namespace `name` in `skills` (directory order).
+pub(crate) fn members_of<'a>(skills: &'a [Arc<Skill>], name: &str) -> &'a [Arc<Skill>] {
+    let start = skills.partition_point(|s| s.namespace.as_str() < name);
+    let end = start + skills[start..].partition_point(|s| s.namespace.as_str() == name);
+    &skills[start..end]
 }
 
 /// How a build went, for `-v` output and benchmarks.
@@ -394,66 +451,119 @@ pub struct BuildStats {
 }
 
 /// An immutable snapshot of the skills under a set of roots.
+///
+/// Skills are shared (`Arc`) so that the snapshots of a live catalog hold
+/// one copy of every skill that did not change between them.
 #[derive(Debug, Clone)]
 pub struct Catalog {
     revision: String,
     roots: Vec<PathBuf>,
     profile: Profile,
     /// Sorted by namespace, then id.
-    skills: Vec<Skill>,
-    /// Skills kept out by configuration, sorted like `skills`.
-    disabled: Vec<Skill>,
+    skills: Vec<Arc<Skill>>,
     namespaces: Vec<Namespace>,
-    /// The namespaces of all skills, disabled ones included (empty when
-    /// nothing is disabled): enabling a skill takes its namespace from here.
-    all_namespaces: Vec<Namespace>,
     diagnostics: Vec<Diagnostic>,
+    /// Ids of skills served from their last good version, sorted.
+    stale: Vec<String>,
     /// Built on the first lookup: a render never needs it.
     by_id: std::sync::OnceLock<HashMap<String, usize>>,
     /// Built on the first search.
     search: std::sync::OnceLock<crate::search::SearchIndex>,
     stats: BuildStats,
+    /// Skills kept out by configuration, sorted like `skills`.
+    disabled: Vec<Arc<Skill>>,
+    /// When some are disabled: every skill and every namespace, disabled
+    /// ones included (a rebuild or `enabling` starts from these).
+    all_skills: Vec<Arc<Skill>>,
+    all_namespaces: Vec<Namespace>,
 }
 
 impl Catalog {
-    fn assemble(
+    pub(crate) fn assemble(
         roots: Vec<PathBuf>,
         profile: Profile,
-        skills: Vec<Skill>,
-        disabled: Vec<Skill>,
-        all_namespaces: Vec<Namespace>,
+        skills: Vec<Arc<Skill>>,
+        namespaces: Vec<Namespace>,
         mut diagnostics: Vec<Diagnostic>,
+        stale: Vec<String>,
     ) -> Self {
         // Skills arrive in directory order (namespace, then id).
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics.dedup();
-        let (namespaces, all_namespaces) = if disabled.is_empty() {
-            (all_namespaces, Vec::new())
-        } else {
-            (
-                enabled_namespaces(&all_namespaces, &disabled),
-                all_namespaces,
-            )
-        };
         let by_id = std::sync::OnceLock::new();
-        let revision = revision_of(&skills, &disabled, &namespaces);
+        let revision = revision_of(&skills, &namespaces, &diagnostics, &stale);
         Catalog {
             revision,
             roots,
             profile,
             skills,
-            disabled,
             namespaces,
-            all_namespaces,
             diagnostics,
+            stale,
             by_id,
             search: std::sync::OnceLock::new(),
             stats: BuildStats::default(),
+            disabled: Vec::new(),
+            all_skills: Vec::new(),
+            all_namespaces: Vec::new(),
+        }
+    }
+
+    /// This snapshot with the skills that `names` name (name, id or
+    /// `namespace/name`) moved out of `skills` into `disabled_skills`.
+    pub(crate) fn with_disabled(mut self, names: &std::collections::BTreeSet<String>) -> Catalog {
+        if names.is_empty() || !self.disabled.is_empty() {
+            return self;
+        }
+        let named = |skill: &Skill| {
+            names.contains(&skill.name)
+                || names.contains(&skill.id)
+                || names.contains(&skill.qualified_name())
+        };
+        if !self.skills.iter().any(|s| named(s)) {
+            return self;
+        }
+        let all = std::mem::take(&mut self.skills);
+        let (enabled, disabled): (Vec<Arc<Skill>>, Vec<Arc<Skill>>) =
+            all.iter().cloned().partition(|s| !named(s));
+        let all_namespaces = std::mem::take(&mut self.namespaces);
+        self.namespaces = enabled_namespaces(&all_namespaces, &disabled);
+        self.all_namespaces = all_namespaces;
+        self.skills = enabled;
+        self.all_skills = all;
+        // Enabling or disabling a skill changes what the directory shows.
+        let mut hash = Fnv::new();
+        hash.write(self.revision.as_bytes());
+        for skill in &disabled {
+            hash.write(skill.id.as_bytes());
+        }
+        self.revision = format!("{:016x}", hash.finish());
+        self.disabled = disabled;
+        self.by_id = std::sync::OnceLock::new();
+        self.search = std::sync::OnceLock::new();
+        self
+    }
+
+    /// Every skill, disabled ones included, sorted like `skills`.
+    pub(crate) fn every_skill(&self) -> &[Arc<Skill>] {
+        if self.disabled.is_empty() {
+            &self.skills
+        } else {
+            &self.all_skills
+        }
+    }
+
+    /// Every namespace, those holding only disabled skills included.
+    pub(crate) fn every_namespace(&self) -> &[Namespace] {
+        if self.disabled.is_empty() {
+            &self.namespaces
+        } else {
+            &self.all_namespaces
         }
     }
 
     /// Skills kept out by configuration (`CatalogBuilder::disabled`).
-    pub fn disabled_skills(&self) -> &[Skill] {
+    pub fn disabled_skills(&self) -> &[Arc<Skill>] {
         &self.disabled
     }
 
@@ -464,49 +574,58 @@ impl Catalog {
             .iter()
             .find(|s| s.id == key || s.qualified_name() == key)
             .or_else(|| self.disabled.iter().find(|s| s.name == key))
+            .map(|s| s.as_ref())
     }
 
     /// A new snapshot in which the disabled skills named by `keys` are
-    /// enabled (a user said yes for this session). Everything else is
-    /// shared in content with `self`.
+    /// enabled (a user said yes for this session).
     pub fn enabling(&self, keys: &[&str]) -> Catalog {
-        let matches = |skill: &Skill| {
+        let named = |skill: &Skill| {
             keys.iter().any(|key| {
                 let key = key.trim().trim_matches('/');
                 key == skill.id || key == skill.name || key == skill.qualified_name()
             })
         };
-        let (now_enabled, still_disabled): (Vec<Skill>, Vec<Skill>) =
-            self.disabled.iter().cloned().partition(|s| matches(s));
-        if now_enabled.is_empty() {
+        if !self.disabled.iter().any(|s| named(s)) {
             return self.clone();
         }
-        let mut skills = self.skills.clone();
-        skills.extend(now_enabled);
-        skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
-        let all = if self.all_namespaces.is_empty() {
-            self.namespaces.clone()
-        } else {
-            self.all_namespaces.clone()
-        };
+        let still: std::collections::BTreeSet<String> = self
+            .disabled
+            .iter()
+            .filter(|s| !named(s))
+            .map(|s| s.id.clone())
+            .collect();
         let mut catalog = Catalog::assemble(
             self.roots.clone(),
             self.profile,
-            skills,
-            still_disabled,
-            all,
-            Vec::new(),
-        );
-        catalog.diagnostics = self.diagnostics.clone();
+            self.every_skill().to_vec(),
+            self.every_namespace().to_vec(),
+            self.diagnostics.clone(),
+            self.stale.clone(),
+        )
+        .with_disabled(&still);
         catalog.stats = self.stats;
         catalog
+    }
+
+    /// An empty catalog of `roots` (none of them scanned).
+    pub(crate) fn empty(roots: Vec<PathBuf>, profile: Profile) -> Self {
+        Catalog::assemble(
+            roots,
+            profile,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     pub fn stats(&self) -> BuildStats {
         self.stats
     }
 
-    /// A content hash of what the directory shows: same files, same revision.
+    /// A content hash of the snapshot (what the directory shows, the
+    /// diagnostics, the stale skills): same files, same revision.
     pub fn revision(&self) -> &str {
         &self.revision
     }
@@ -520,8 +639,19 @@ impl Catalog {
     }
 
     /// All skills, sorted by namespace, then id.
-    pub fn skills(&self) -> &[Skill] {
+    pub fn skills(&self) -> &[Arc<Skill>] {
         &self.skills
+    }
+
+    /// Ids of the skills served from their last good version because their
+    /// file is broken now (see the diagnostics); sorted. Only a live catalog
+    /// has any.
+    pub fn stale(&self) -> &[String] {
+        &self.stale
+    }
+
+    pub fn is_stale(&self, id: &str) -> bool {
+        self.stale.binary_search_by(|s| s.as_str().cmp(id)).is_ok()
     }
 
     /// All namespaces that hold skills, sorted by name.
@@ -543,7 +673,7 @@ impl Catalog {
     /// Find a skill by id, by qualified name (`namespace/name`), or by name
     /// when only shadowed skills carry it.
     pub fn get(&self, key: &str) -> Option<&Skill> {
-        self.position(key).map(|i| &self.skills[i])
+        self.position(key).map(|i| &*self.skills[i])
     }
 
     /// Like [`Catalog::get`], the skill's index in [`Catalog::skills`].
@@ -638,7 +768,7 @@ impl Fnv {
 
 /// The namespaces of `all` without the disabled skills; namespaces left
 /// with none are dropped.
-fn enabled_namespaces(all: &[Namespace], disabled: &[Skill]) -> Vec<Namespace> {
+fn enabled_namespaces(all: &[Namespace], disabled: &[Arc<Skill>]) -> Vec<Namespace> {
     let gone: HashSet<(&str, &str)> = disabled
         .iter()
         .map(|s| (s.namespace.as_str(), s.id.as_str()))
@@ -659,21 +789,37 @@ fn enabled_namespaces(all: &[Namespace], disabled: &[Skill]) -> Vec<Namespace> {
         .collect()
 }
 
-fn revision_of(skills: &[Skill], disabled: &[Skill], namespaces: &[Namespace]) -> String {
+fn revision_of(
+    skills: &[Arc<Skill>],
+    namespaces: &[Namespace],
+    diagnostics: &[Diagnostic],
+    stale: &[String],
+) -> String {
     let mut hash = Fnv::new();
-    for skill in disabled {
-        hash.write(b"disabled");
-        hash.write(skill.id.as_bytes());
-    }
     for skill in skills {
+        // The description comes from the file, so the file's hash stands
+        // for it (and for every other field read from the file).
         hash.write(skill.id.as_bytes());
         hash.write(skill.namespace.as_bytes());
-        hash.write(skill.description.as_bytes());
-        hash.write(skill.path.to_string_lossy().as_bytes());
+        hash.write(skill.path.as_os_str().as_encoded_bytes());
+        hash.write(&skill.content_hash.to_le_bytes());
     }
     for namespace in namespaces {
         hash.write(namespace.name.as_bytes());
         hash.write(namespace.description.as_bytes());
+    }
+    for diagnostic in diagnostics {
+        hash.write(diagnostic.path.as_os_str().as_encoded_bytes());
+        hash.write(
+            &[diagnostic.line, diagnostic.column]
+                .map(u32::to_le_bytes)
+                .concat(),
+        );
+        hash.write(diagnostic.code.as_str().as_bytes());
+        hash.write(diagnostic.message.as_bytes());
+    }
+    for id in stale {
+        hash.write(id.as_bytes());
     }
     format!("{:016x}", hash.finish())
 }

@@ -27,6 +27,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => super::serve::serve_command(cli, args),
         Command::Tools(args) => super::tools::tools_command(cli, args),
         Command::Search(args) => super::search::search_command(cli, args),
+        Command::Watch(args) => super::watch::watch_command(cli, args),
     }
 }
 
@@ -57,11 +58,11 @@ fn count(diagnostics: &[Diagnostic]) -> Counts {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
+pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
     let severity = match d.severity {
         Severity::Error => style.red("error"),
         Severity::Warning => style.yellow("warning"),
@@ -126,42 +127,12 @@ pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
 
 #[allow(clippy::print_stderr)]
 fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
-    let settings = super::settings(&cli.global)?;
-    let format = if args.json {
-        Format::Json
-    } else {
-        match (args.format, settings.format.as_deref()) {
-            (Some(format), _) => format.into(),
-            (None, Some(name)) => <super::FormatArg as clap::ValueEnum>::from_str(name, false)
-                .map_err(|e| anyhow::anyhow!("format `{name}` of the configuration: {e}"))?
-                .into(),
-            (None, None) => Format::Markdown,
-        }
-    };
-    let budget = match (
-        args.budget_tokens,
-        args.budget_chars,
-        settings.budget_tokens,
-    ) {
-        (Some(n), _, _) => Some(Budget::Tokens(n)),
-        (None, Some(n), _) => Some(Budget::Chars(n)),
-        (None, None, Some(n)) => Some(Budget::Tokens(n)),
-        (None, None, None) => None,
-    };
-    if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
-        // Load the tokenizer while the roots are scanned.
-        tokens::warm_up();
+    if let Some(previous) = &args.since {
+        return super::watch::render_since(cli, args, previous);
     }
+    let options = render_options(cli, args)?;
+    let (format, budget) = (options.format, options.budget);
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
-    let options = RenderOptions {
-        format,
-        paths: args.paths.into(),
-        mode: args.mode.into(),
-        budget,
-        base: std::env::current_dir().context("reading the current folder")?,
-        reach: query::Reach::Cli,
-        counts_only: format != Format::Json,
-    };
     let rendered = query::render_directory(&catalog, &options);
     if format == Format::Json {
         write_json(&render::to_json(&catalog, &rendered))?;
@@ -282,6 +253,47 @@ fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The render flags as options (and the tokenizer loading, when needed).
+/// Render settings from the flags, with the configuration's `format` and
+/// `budget_tokens` where no flag says otherwise.
+pub(super) fn render_options(cli: &Cli, args: &RenderArgs) -> anyhow::Result<RenderOptions> {
+    let settings = super::settings(&cli.global)?;
+    let format = if args.json {
+        Format::Json
+    } else {
+        match (args.format, settings.format.as_deref()) {
+            (Some(format), _) => format.into(),
+            (None, Some(name)) => <super::FormatArg as clap::ValueEnum>::from_str(name, false)
+                .map_err(|e| anyhow::anyhow!("format `{name}` of the configuration: {e}"))?
+                .into(),
+            (None, None) => Format::Markdown,
+        }
+    };
+    let budget = match (
+        args.budget_tokens,
+        args.budget_chars,
+        settings.budget_tokens,
+    ) {
+        (Some(n), _, _) => Some(Budget::Tokens(n)),
+        (None, Some(n), _) => Some(Budget::Chars(n)),
+        (None, None, Some(n)) => Some(Budget::Tokens(n)),
+        (None, None, None) => None,
+    };
+    if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
+        // Load the tokenizer while the roots are scanned.
+        tokens::warm_up();
+    }
+    Ok(RenderOptions {
+        format,
+        paths: args.paths.into(),
+        mode: args.mode.into(),
+        budget,
+        base: std::env::current_dir().context("reading the current folder")?,
+        reach: query::Reach::Cli,
+        counts_only: format != Format::Json,
+    })
+}
+
 /// The directory line cost of each skill, as `render` would print it.
 fn entry_tokens(skill: &Skill) -> usize {
     tokens::count(&format!(
@@ -323,6 +335,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         .skills()
         .iter()
         .filter(|s| in_namespace(&s.namespace, filter))
+        .map(|s| &**s)
         .collect();
     let counts = count(catalog.diagnostics());
     if args.json {

@@ -12,6 +12,7 @@ mod search;
 mod serve;
 mod style;
 mod tools;
+mod watch;
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::Profile;
@@ -90,6 +91,8 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Find the skills that fit a task, ranked by relevance.
     Search(search::SearchArgs),
+    /// Follow the skill folders live: the directory, then each change as it lands.
+    Watch(watch::WatchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -113,6 +116,11 @@ struct RenderArgs {
     /// one line per namespace (namespaces), or pick by size (auto).
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
     mode: ModeArg,
+    /// Print only what changed since PREVIOUS.json (the output of an
+    /// earlier `render --format json`), as a block to append to that
+    /// directory; nothing when nothing changed.
+    #[arg(long, value_name = "PREVIOUS.json")]
+    since: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -496,7 +496,7 @@ impl ServerHandler for SkilldexServer {
                     let root = skills::root_uri(skill);
                     index
                         .by_root(&root)
-                        .filter(|&i| std::ptr::eq(&all[i], skill))
+                        .filter(|&i| std::ptr::eq(all[i].as_ref(), skill))
                         .map(|_| format!("{root}/SKILL.md"))
                 };
                 tools::search_skills(&view.catalog, &checked, &uri_of).map_err(Self::invalid)?

@@ -406,9 +406,10 @@ fn selected_skills<'a>(
             .skills()
             .iter()
             .filter(|s| inside(&s.namespace))
+            .map(|s| &**s)
             .collect());
     }
-    Ok(catalog.skills().iter().collect())
+    Ok(catalog.skills().iter().map(|s| &**s).collect())
 }
 
 /// (skill id, file, path inside the skill) for every file of `skills`, in

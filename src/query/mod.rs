@@ -2,12 +2,14 @@
 //! the detail of one skill. Nothing here prints; the CLI and the MCP server
 //! decide how answers reach the user.
 
+pub mod delta;
 pub mod files;
 pub mod grep;
 pub mod read;
 pub mod render;
 pub mod show;
 
+pub use delta::{render_delta, DirectoryDelta, DirectorySession, ShownState};
 pub use grep::{grep, GrepError, GrepLine, GrepRequest, GrepResult, LineKind};
 pub use read::{read, LineRange, ReadError, ReadRequest, ReadResult};
 pub use render::{

@@ -157,6 +157,9 @@ pub struct ShownSkill {
     /// for JSON output; 0 otherwise).
     pub tokens: usize,
     pub shortened: bool,
+    /// The version of the skill's file (a hash of its content): what
+    /// `render --since` compares to tell a changed skill.
+    pub hash: String,
 }
 
 /// One namespace (or merged group of namespaces) and how it was shown.
@@ -915,16 +918,7 @@ impl<'a> Renderer<'a> {
 
     fn markdown_entry(&self, text: &mut String, entry: &Entry<'_>, cap: Option<usize>) {
         let (description, _) = shorten(&entry.description, cap.unwrap_or(usize::MAX));
-        text.push_str("- ");
-        text.push_str(&entry.skill.id);
-        text.push_str(": ");
-        text.push_str(&description);
-        if let Some(path) = &entry.path {
-            text.push_str(" [");
-            text.push_str(path);
-            text.push(']');
-        }
-        text.push('\n');
+        markdown_line(text, &entry.skill.id, &description, entry.path.as_deref());
     }
 
     fn compose_xml(&self, plan: &Plan, text: &mut String) {
@@ -1030,6 +1024,7 @@ impl<'a> Renderer<'a> {
                     path: entry.path.clone(),
                     tokens,
                     shortened,
+                    hash: version_of(entry.skill),
                 });
             }
         }
@@ -1053,6 +1048,53 @@ impl<'a> Renderer<'a> {
             fits,
         }
     }
+}
+
+/// One skill's line of the Markdown directory.
+pub(crate) fn markdown_line(text: &mut String, id: &str, description: &str, path: Option<&str>) {
+    text.push_str("- ");
+    text.push_str(id);
+    text.push_str(": ");
+    text.push_str(description);
+    if let Some(path) = path {
+        text.push_str(" [");
+        text.push_str(path);
+        text.push(']');
+    }
+    text.push('\n');
+}
+
+/// The version string of a skill's file, as `ShownSkill::hash` carries it.
+pub(crate) fn version_of(skill: &Skill) -> String {
+    format!("{:016x}", skill.content_hash)
+}
+
+/// Directory entries of the skills of `catalog` for which `keep` (given
+/// the skill's index in `catalog.skills()`, the skill, and its path as
+/// shown) says yes, in directory order; paths as `options` shows them and
+/// descriptions never shortened (only capped at `MAX_DESCRIPTION_BYTES`).
+pub(crate) fn entries_where(
+    catalog: &Catalog,
+    options: &RenderOptions,
+    keep: impl Fn(usize, &Skill, Option<&str>) -> bool,
+) -> Vec<ShownSkill> {
+    let renderer = Renderer::new(catalog, options);
+    renderer
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(index, entry)| keep(*index, entry.skill, entry.path.as_deref()))
+        .map(|(_, entry)| ShownSkill {
+            id: entry.skill.id.clone(),
+            name: entry.skill.name.clone(),
+            namespace: entry.skill.namespace.clone(),
+            description: entry.description.clone().into_owned(),
+            path: entry.path.clone(),
+            tokens: 0,
+            shortened: entry.capped,
+            hash: version_of(entry.skill),
+        })
+        .collect()
 }
 
 /// The JSON document for `--format json`.

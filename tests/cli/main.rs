@@ -5,10 +5,12 @@ mod bad_input;
 mod catalog;
 mod config;
 mod disclosure;
+mod live;
 mod mcp;
 mod properties;
 mod render;
 mod search;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,582 @@
+//! The watcher side of the live catalog: what is watched, and what an event
+//! means for the catalog.
+//!
+//! Each root that exists is watched recursively (symlinked folders
+//! included: notify follows them, and links that appear later are added
+//! after the rebuild that finds them). A root that does not exist is
+//! waited for by watching its nearest existing ancestor, not recursively.
+//!
+//! An event counts only if it may change a file's content or a folder's
+//! entries: creations, modifications, removals, renames and closes after
+//! writing. Opens, reads and read-only closes — every scan of ours causes
+//! them — are dropped, and so is anything under `.git`, `node_modules` or
+//! `target`. A path that counts becomes a `ScanScope` of the catalog's own
+//! path form (the root as given, joined with the path inside it):
+//! - a skill file: both skill file names of its folder (`SKILL.md` wins
+//!   over `skill.md`, so either may change which one loads);
+//! - a namespace file (`README.md`, `index.md`): that file;
+//! - a folder, or a path that is gone but held something: everything below;
+//! - `.gitignore` / `.ignore`: the whole root (what they hide may be anywhere);
+//! - any other file: nothing, unless bodies are checked (then its skill),
+//!   or the last walk reported something about it (a dangling link).
+//!
+//! Backup and swap files of editors (`SKILL.md~`, `.SKILL.md.swp`, vim's
+//! `4913` probe) are other files: they cost no rebuild.
+
+use super::{LiveError, WatchOptions};
+use crate::catalog::incremental::{Rescan, Retained};
+use crate::catalog::CatalogBuilder;
+use crate::scan::{ScanScope, NAMESPACE_FILE_NAMES, SKILL_FILE_NAMES, SKIPPED_DIRS};
+use notify::event::{AccessKind, AccessMode, ModifyKind};
+use notify::{EventKind, RecursiveMode};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// `EMFILE`: `inotify_init` fails with it when the per-user instance limit
+/// is reached (Linux).
+const EMFILE: i32 = 24;
+
+/// Where a root stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Watching {
+    /// The root itself, recursively.
+    Root,
+    /// Its nearest existing ancestor, waiting for the root to appear.
+    Ancestor(PathBuf),
+    /// Nothing could be watched (reported as a problem).
+    Nothing,
+}
+
+#[derive(Debug)]
+struct RootWatch {
+    /// As given to the builder: the catalog's paths start with it.
+    path: PathBuf,
+    /// What notify reports paths under.
+    absolute: PathBuf,
+    /// With symlinks resolved, to match symlink targets.
+    canonical: Option<PathBuf>,
+    watching: Watching,
+    /// An event touched the root or a folder above it.
+    check: bool,
+    /// The root folder itself was removed or renamed: watch it again.
+    rewatch: bool,
+}
+
+pub(super) struct Watcher {
+    inner: Box<dyn notify::Watcher + Send>,
+    roots: Vec<RootWatch>,
+    check_bodies: bool,
+    /// Symlinked folders watched (absolute link paths).
+    links: BTreeSet<PathBuf>,
+}
+
+impl Watcher {
+    pub fn new<F>(
+        handler: F,
+        builder: &CatalogBuilder,
+        options: &WatchOptions,
+    ) -> Result<Watcher, LiveError>
+    where
+        F: notify::EventHandler,
+    {
+        let inner: Box<dyn notify::Watcher + Send> = if options.poll {
+            // The poller compares modification times in whole seconds, so a
+            // second save within the same second would go unseen: compare
+            // contents too (each poll reads the files; skill files are small).
+            let config = notify::Config::default()
+                .with_poll_interval(options.poll_interval)
+                .with_compare_contents(true)
+                .with_follow_symlinks(true);
+            Box::new(notify::PollWatcher::new(handler, config).map_err(start_error)?)
+        } else {
+            let config = notify::Config::default().with_follow_symlinks(true);
+            Box::new(
+                <notify::RecommendedWatcher as notify::Watcher>::new(handler, config)
+                    .map_err(start_error)?,
+            )
+        };
+        let mut watcher = Watcher {
+            inner,
+            roots: Vec::new(),
+            check_bodies: builder.checks_bodies(),
+            links: BTreeSet::new(),
+        };
+        for root in builder.roots() {
+            let absolute = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+            watcher.roots.push(RootWatch {
+                path: root.clone(),
+                canonical: root.canonicalize().ok(),
+                absolute,
+                watching: Watching::Nothing,
+                check: false,
+                rewatch: false,
+            });
+        }
+        for index in 0..watcher.roots.len() {
+            watcher.establish(index)?;
+        }
+        Ok(watcher)
+    }
+
+    /// Watch root `index`, or the nearest ancestor it would appear in.
+    fn establish(&mut self, index: usize) -> Result<(), LiveError> {
+        self.release(index);
+        let root = &self.roots[index];
+        let absolute = root.absolute.clone();
+        if absolute.is_dir() {
+            self.roots[index].canonical = absolute.canonicalize().ok();
+            self.inner
+                .watch(&absolute, RecursiveMode::Recursive)
+                .map_err(|e| watch_error(&absolute, e))?;
+            self.roots[index].watching = Watching::Root;
+            return Ok(());
+        }
+        let mut ancestor = absolute.parent();
+        while let Some(folder) = ancestor {
+            if folder.is_dir() {
+                break;
+            }
+            ancestor = folder.parent();
+        }
+        let Some(ancestor) = ancestor.map(Path::to_path_buf) else {
+            return Ok(());
+        };
+        // An ancestor inside another watched root already sends its events.
+        let covered = self.roots.iter().enumerate().any(|(other, r)| {
+            other != index && r.watching == Watching::Root && ancestor.starts_with(&r.absolute)
+        });
+        if !covered && !self.ancestor_in_use(&ancestor, index) {
+            self.inner
+                .watch(&ancestor, RecursiveMode::NonRecursive)
+                .map_err(|e| watch_error(&ancestor, e))?;
+        }
+        self.roots[index].watching = Watching::Ancestor(ancestor);
+        Ok(())
+    }
+
+    fn ancestor_in_use(&self, ancestor: &Path, except: usize) -> bool {
+        self.roots.iter().enumerate().any(|(other, r)| {
+            other != except && matches!(&r.watching, Watching::Ancestor(a) if a == ancestor)
+        })
+    }
+
+    /// Stop the watch of root `index` (errors ignored: a removed folder's
+    /// watch is already gone).
+    fn release(&mut self, index: usize) {
+        match std::mem::replace(&mut self.roots[index].watching, Watching::Nothing) {
+            Watching::Root => {
+                let _ = self.inner.unwatch(&self.roots[index].absolute);
+            }
+            Watching::Ancestor(ancestor) => {
+                let inside_root = self
+                    .roots
+                    .iter()
+                    .any(|r| r.watching == Watching::Root && ancestor.starts_with(&r.absolute));
+                if !inside_root && !self.ancestor_in_use(&ancestor, index) {
+                    let _ = self.inner.unwatch(&ancestor);
+                }
+            }
+            Watching::Nothing => {}
+        }
+    }
+
+    /// Turn one event into paths to read again. Returns whether it counted.
+    pub fn classify(
+        &mut self,
+        event: &notify::Event,
+        retained: &Retained,
+        pending: &mut Rescan,
+    ) -> bool {
+        if event.need_rescan() {
+            // Events were lost: walk everything, and look at the roots again.
+            pending.whole.extend(0..self.roots.len());
+            for root in &mut self.roots {
+                root.check = true;
+            }
+            return true;
+        }
+        let counts = match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+            EventKind::Access(_) | EventKind::Other => false,
+            EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {
+                true
+            }
+        };
+        if !counts {
+            return false;
+        }
+        let moved_or_removed = matches!(
+            event.kind,
+            EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
+        );
+        let mut relevant = false;
+        for path in &event.paths {
+            relevant |= self.touch(path, moved_or_removed, retained, pending);
+        }
+        relevant
+    }
+
+    fn touch(
+        &mut self,
+        path: &Path,
+        moved_or_removed: bool,
+        retained: &Retained,
+        pending: &mut Rescan,
+    ) -> bool {
+        let mut relevant = false;
+        let mut touched = Vec::new();
+        for (index, root) in self.roots.iter_mut().enumerate() {
+            if root.absolute.starts_with(path) {
+                // The root or a folder above it: it may have appeared or gone.
+                root.check = true;
+                if path == root.absolute {
+                    root.rewatch |= moved_or_removed;
+                    pending.whole.insert(index);
+                }
+                relevant = true;
+                continue;
+            }
+            let Ok(relative) = path.strip_prefix(&root.absolute) else {
+                continue;
+            };
+            if relative
+                .components()
+                .any(|c| SKIPPED_DIRS.iter().any(|skip| c.as_os_str() == *skip))
+            {
+                continue;
+            }
+            touched.push((index, relative.to_path_buf()));
+        }
+        for (index, relative) in touched {
+            let scoped = self.roots[index].path.join(&relative);
+            relevant |= scope(index, &scoped, self.check_bodies, retained, pending);
+            for (other, alias) in self.aliases(index, &relative, &scoped, retained) {
+                relevant |= scope(other, &alias, self.check_bodies, retained, pending);
+            }
+        }
+        relevant
+    }
+
+    /// The same path reached through a symlinked folder, or the real path
+    /// behind one: a file seen through two paths is watched under one of
+    /// them, and the catalog may know it under the other.
+    fn aliases(
+        &self,
+        root: usize,
+        relative: &Path,
+        scoped: &Path,
+        retained: &Retained,
+    ) -> Vec<(usize, PathBuf)> {
+        let mut out = Vec::new();
+        let real = self.roots[root]
+            .canonical
+            .as_ref()
+            .map(|canonical| canonical.join(relative));
+        for (link_root, link) in retained.links() {
+            if link_root == root {
+                if let Ok(rest) = scoped.strip_prefix(&link.link) {
+                    let target = link.target.join(rest);
+                    for (other, watch) in self.roots.iter().enumerate() {
+                        if let Some(inside) = watch
+                            .canonical
+                            .as_ref()
+                            .and_then(|c| target.strip_prefix(c).ok())
+                        {
+                            out.push((other, watch.path.join(inside)));
+                        }
+                    }
+                }
+            }
+            if let Some(rest) = real
+                .as_ref()
+                .and_then(|r| r.strip_prefix(&link.target).ok())
+            {
+                out.push((link_root, link.link.join(rest)));
+            }
+        }
+        out.retain(|(r, p)| !(*r == root && p == scoped));
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// A watcher error met while running: a watch limit is a problem to
+    /// report; anything else may have lost events, so walk everything.
+    pub fn runtime_error(
+        &mut self,
+        error: notify::Error,
+        pending: &mut Rescan,
+    ) -> Option<LiveError> {
+        if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) {
+            let path = error.paths.first().cloned().unwrap_or_default();
+            return Some(watch_error(&path, error));
+        }
+        pending.whole.extend(0..self.roots.len());
+        None
+    }
+
+    /// Look again at roots an event touched: watch a root that appeared,
+    /// wait for one that went. Marks roots to walk whole.
+    pub fn update_roots(
+        &mut self,
+        _builder: &CatalogBuilder,
+        retained: &Retained,
+        pending: &mut Rescan,
+    ) -> Vec<LiveError> {
+        let mut problems = Vec::new();
+        for index in 0..self.roots.len() {
+            let root = &mut self.roots[index];
+            let exists = root.absolute.is_dir();
+            if exists != retained.is_present(index) {
+                pending.whole.insert(index);
+                root.check = true;
+            }
+            if !std::mem::take(&mut root.check) {
+                continue;
+            }
+            let rewatch = std::mem::take(&mut root.rewatch);
+            let settled = match &root.watching {
+                Watching::Root => exists && !rewatch,
+                Watching::Ancestor(ancestor) => {
+                    !exists && nearest_existing(&root.absolute).as_deref() == Some(ancestor)
+                }
+                Watching::Nothing => false,
+            };
+            if settled {
+                continue;
+            }
+            pending.whole.insert(index);
+            if let Err(problem) = self.establish(index) {
+                problems.push(problem);
+            }
+        }
+        problems
+    }
+
+    /// Watch symlinked folders the last walk followed that are not watched
+    /// yet (links made after the start), forget those that went.
+    pub fn note_links(&mut self, retained: &Retained) -> Vec<LiveError> {
+        let mut problems = Vec::new();
+        let current: BTreeSet<PathBuf> = retained
+            .links()
+            .filter_map(|(root, link)| {
+                let watch = self.roots.get(root)?;
+                let inside = link.link.strip_prefix(&watch.path).ok()?;
+                Some(watch.absolute.join(inside))
+            })
+            .collect();
+        for gone in self.links.difference(&current) {
+            let _ = self.inner.unwatch(gone);
+        }
+        for new in current.difference(&self.links) {
+            if let Err(error) = self.inner.watch(new, RecursiveMode::Recursive) {
+                problems.push(watch_error(new, error));
+            }
+        }
+        self.links = current;
+        problems
+    }
+}
+
+/// The nearest folder at or above `path` that exists.
+fn nearest_existing(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|a| a.is_dir())
+        .map(Path::to_path_buf)
+}
+
+/// Add what an event at `path` (in root `root`'s path form) means to
+/// `pending`. Returns whether it means anything.
+fn scope(
+    root: usize,
+    path: &Path,
+    check_bodies: bool,
+    retained: &Retained,
+    pending: &mut Rescan,
+) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == ".gitignore" || name == ".ignore" {
+        pending.whole.insert(root);
+        return true;
+    }
+    let scopes = pending.scopes.entry(root).or_default();
+    let file = |path: PathBuf| ScanScope {
+        path,
+        subtree: false,
+    };
+    let skill_files = |folder: &Path| -> Vec<ScanScope> {
+        SKILL_FILE_NAMES
+            .iter()
+            .map(|n| file(folder.join(n)))
+            .collect()
+    };
+    if SKILL_FILE_NAMES.contains(&name) {
+        if let Some(folder) = path.parent() {
+            scopes.extend(skill_files(folder));
+        }
+        return true;
+    }
+    let mut relevant = false;
+    if NAMESPACE_FILE_NAMES.contains(&name) {
+        scopes.push(file(path.to_path_buf()));
+        relevant = true;
+    }
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => {
+            scopes.push(ScanScope {
+                path: path.to_path_buf(),
+                subtree: true,
+            });
+            return true;
+        }
+        Ok(_) => {
+            if is_link || retained.knows_about(root, path) {
+                scopes.push(file(path.to_path_buf()));
+                relevant = true;
+            }
+        }
+        Err(_) => {
+            // Gone, or a dangling link: read again whatever was known there.
+            if is_link || retained.knows_about(root, path) {
+                scopes.push(ScanScope {
+                    path: path.to_path_buf(),
+                    subtree: true,
+                });
+                relevant = true;
+            }
+        }
+    }
+    if check_bodies {
+        // A file a skill's body may link to: check that skill again.
+        if let Some(folder) = retained.skill_folder_of(root, path) {
+            scopes.extend(skill_files(&folder));
+            relevant = true;
+        }
+    }
+    if scopes.is_empty() {
+        pending.scopes.remove(&root);
+    }
+    relevant
+}
+
+fn limit(name: &str) -> String {
+    std::fs::read_to_string(format!("/proc/sys/fs/inotify/{name}"))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|_| "unknown".to_string())
+}
+
+/// An error from creating the watcher.
+fn start_error(error: notify::Error) -> LiveError {
+    match &error.kind {
+        notify::ErrorKind::Io(io) if io.raw_os_error() == Some(EMFILE) => {
+            LiveError::InstanceLimit {
+                limit: limit("max_user_instances"),
+            }
+        }
+        _ => watch_error(Path::new(""), error),
+    }
+}
+
+/// An error from watching `path`.
+pub(super) fn watch_error(path: &Path, error: notify::Error) -> LiveError {
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => LiveError::WatchLimit {
+            path: path.to_path_buf(),
+            limit: limit("max_user_watches"),
+        },
+        notify::ErrorKind::Io(io) if io.raw_os_error() == Some(EMFILE) => {
+            LiveError::InstanceLimit {
+                limit: limit("max_user_instances"),
+            }
+        }
+        notify::ErrorKind::Io(io) => LiveError::Watch {
+            path: path.to_path_buf(),
+            message: io.to_string(),
+        },
+        other => LiveError::Watch {
+            path: path.to_path_buf(),
+            message: notify::Error::new(other).to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{CreateKind, Flag};
+
+    fn watcher(root: &Path) -> Watcher {
+        let builder = CatalogBuilder::new([root]);
+        Watcher::new(|_| {}, &builder, &WatchOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn reads_do_not_count_and_an_overflow_rereads_everything() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("skills");
+        std::fs::create_dir_all(root.join("pdf")).unwrap();
+        let file = root.join("pdf/SKILL.md");
+        std::fs::write(&file, "x").unwrap();
+        let mut watcher = watcher(&root);
+        let retained = Retained::default();
+        let mut pending = Rescan::default();
+        for kind in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Other,
+        ] {
+            let event = notify::Event::new(kind).add_path(file.clone());
+            assert!(
+                !watcher.classify(&event, &retained, &mut pending),
+                "{kind:?}"
+            );
+        }
+        assert!(pending.is_empty());
+        let write = notify::Event::new(EventKind::Access(AccessKind::Close(AccessMode::Write)))
+            .add_path(file.clone());
+        assert!(watcher.classify(&write, &retained, &mut pending));
+        assert_eq!(pending.scopes[&0].len(), 2, "{pending:?}");
+        assert!(pending.whole.is_empty());
+
+        // Backup and swap files: nothing to read again.
+        let mut pending = Rescan::default();
+        for name in ["SKILL.md~", ".SKILL.md.swp", "4913"] {
+            std::fs::write(root.join("pdf").join(name), "x").unwrap();
+            let event = notify::Event::new(EventKind::Create(CreateKind::File))
+                .add_path(root.join("pdf").join(name));
+            assert!(!watcher.classify(&event, &retained, &mut pending), "{name}");
+        }
+        assert!(pending.is_empty(), "{pending:?}");
+
+        let overflow = notify::Event::new(EventKind::Other).set_flag(Flag::Rescan);
+        assert!(watcher.classify(&overflow, &retained, &mut pending));
+        assert!(pending.whole.contains(&0));
+        // So does a new ignore file.
+        let mut pending = Rescan::default();
+        let event = notify::Event::new(EventKind::Create(CreateKind::File))
+            .add_path(root.join("pdf/.gitignore"));
+        assert!(watcher.classify(&event, &retained, &mut pending));
+        assert!(pending.whole.contains(&0));
+    }
+
+    #[test]
+    fn watch_limits_name_the_setting_to_raise() {
+        let error = watch_error(
+            Path::new("/skills"),
+            notify::Error::new(notify::ErrorKind::MaxFilesWatch),
+        );
+        let message = error.to_string();
+        assert!(message.contains("fs.inotify.max_user_watches"), "{message}");
+        assert!(message.contains("/skills"), "{message}");
+        assert!(message.contains("--poll"), "{message}");
+        let error = start_error(notify::Error::io(std::io::Error::from_raw_os_error(EMFILE)));
+        let message = error.to_string();
+        assert!(
+            message.contains("fs.inotify.max_user_instances"),
+            "{message}"
+        );
+    }
+}
