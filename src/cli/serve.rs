@@ -1,6 +1,7 @@
-//! `skilldex serve`: build the catalog, then answer MCP on stdin/stdout
-//! until the client closes stdin. stdout belongs to the protocol; every
-//! message for the person goes to stderr.
+//! `skilldex serve`: build the catalog (live: it follows the roots as files
+//! change, unless --no-watch), then answer MCP on stdin/stdout until the
+//! client closes stdin. stdout belongs to the protocol; every message for
+//! the person goes to stderr.
 
 use super::Cli;
 use clap::Args;
@@ -12,6 +13,13 @@ pub(super) struct ServeArgs {
     /// [default: budget_tokens of skilldex.yaml, else 4000].
     #[arg(long, value_name = "N")]
     budget_tokens: Option<usize>,
+    /// Serve one snapshot: do not follow changes on disk.
+    #[arg(long)]
+    no_watch: bool,
+    /// Poll the roots instead of using native file events (network and
+    /// virtual filesystems).
+    #[arg(long, conflicts_with = "no_watch")]
+    poll: bool,
 }
 
 #[cfg(feature = "mcp")]
@@ -23,24 +31,59 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     // Load the tokenizer (for the instructions' budget) while scanning.
     crate::tokens::warm_up();
     let builder = super::builder(&cli.global, crate::model::Profile::Spec)?;
-    let catalog = Arc::new(super::build(&builder)?);
-    super::commands::report_diagnostics(cli, &catalog);
     let quiet = cli.global.quiet;
     let log: mcp::Log = Arc::new(move |message: &str| {
         if !quiet {
             eprintln!("skilldex serve: {message}");
         }
     });
-    if !quiet {
-        eprintln!(
-            "skilldex serve: {} skills (revision {}); speaking MCP on stdin/stdout",
-            catalog.skills().len(),
-            catalog.revision()
-        );
-    }
+    let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {
+        let catalog = Arc::new(super::build(&builder)?);
+        (Arc::new(mcp::Fixed(catalog)), None)
+    } else {
+        let options = crate::live::WatchOptions {
+            poll: args.poll,
+            ..crate::live::WatchOptions::default()
+        };
+        let live = crate::live::LiveCatalog::start(builder, options)?;
+        let subscription = live.subscribe();
+        let problems = live.problems();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("skilldex-serve-changes".into())
+            .spawn(move || {
+                for change in subscription {
+                    if sender.send(change.revision.clone()).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        let problem_log = Arc::clone(&log);
+        std::thread::Builder::new()
+            .name("skilldex-serve-problems".into())
+            .spawn(move || {
+                for problem in problems {
+                    problem_log(&problem.to_string());
+                }
+            })?;
+        (Arc::new(live) as Arc<dyn mcp::Snapshots>, Some(receiver))
+    };
+    let catalog = snapshots.snapshot();
+    super::commands::report_diagnostics(cli, &catalog);
+    log(&format!(
+        "{} skills (revision {}){}; speaking MCP on stdin/stdout",
+        catalog.skills().len(),
+        catalog.revision(),
+        if args.no_watch {
+            ""
+        } else {
+            ", following changes"
+        }
+    ));
+    drop(catalog);
     mcp::serve_stdio(mcp::ServeOptions {
-        snapshots: Arc::new(mcp::Fixed(catalog)),
-        changes: None,
+        snapshots,
+        changes,
         budget_tokens: args.budget_tokens.or(settings.budget_tokens),
         settings: Some(settings),
         log,

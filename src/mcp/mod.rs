@@ -46,6 +46,13 @@ impl Snapshots for Fixed {
     }
 }
 
+/// The live catalog: a new snapshot after every change on disk.
+impl Snapshots for crate::live::LiveCatalog {
+    fn snapshot(&self) -> Arc<Catalog> {
+        crate::live::LiveCatalog::snapshot(self)
+    }
+}
+
 /// A message for the person running the server.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 

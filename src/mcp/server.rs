@@ -63,7 +63,7 @@ struct Inner {
     /// Skills whose exclusion from the extension was already logged.
     logged: Mutex<HashSet<String>>,
     /// When the resources last changed, so a listen stream opened just
-    /// after still hears of it (rmcp acknowledges a `subscriptions/listen`
+    /// after (within 250 ms) still hears of it (rmcp acknowledges a `subscriptions/listen`
     /// before the handler registers its sink, and a client may send its
     /// next request in between).
     last_change: Mutex<Option<std::time::Instant>>,
@@ -669,7 +669,7 @@ impl ServerHandler for SkilldexServer {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         lock(&self.inner.sinks).push((id, context.sink().clone()));
         let recent = lock(&self.inner.last_change)
-            .is_some_and(|at| at.elapsed() < std::time::Duration::from_secs(1));
+            .is_some_and(|at| at.elapsed() < std::time::Duration::from_millis(250));
         if recent {
             let _ = context.sink().notify_resource_list_changed().await;
         }

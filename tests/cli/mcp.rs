@@ -133,6 +133,7 @@ fn e2e(mode: &str) {
             root.to_str().unwrap(),
             "--config",
             config.to_str().unwrap(),
+            "--live",
         ],
     );
 }
@@ -157,6 +158,8 @@ fn hostile_and_heavy_input_is_answered() {
             env!("CARGO_BIN_EXE_skilldex"),
             "--root",
             root.to_str().unwrap(),
+            "--touch",
+            root.join("data").to_str().unwrap(),
         ],
     );
 }

@@ -135,7 +135,7 @@ async def main(args: argparse.Namespace) -> None:
     env = {"SKILLDEX_CONFIG": str(config), "NO_COLOR": "1"}
     server = StdioServerParameters(
         command=args.binary,
-        args=["serve", "--root", str(root)] + (["--live"] if args.live else []),
+        args=["serve", "--root", str(root)],
         env=env,
     )
     # A client that cannot elicit is told so, and nothing changes.
@@ -300,27 +300,31 @@ async def main(args: argparse.Namespace) -> None:
 
         # --- live: a new skill on disk reaches the client
         if args.live:
-            listen = None
-            if client.protocol_version >= "2026-07-28":
-                listen = client.listen(resources_list_changed=True)
-                subscription = await listen.__aenter__()
+            modern = client.protocol_version >= "2026-07-28"
+            listen = client.listen(resources_list_changed=True) if modern else None
+            subscription = await listen.__aenter__() if listen else None
             new = root / "data" / "fresh-skill"
             new.mkdir(parents=True)
             (new / "SKILL.md").write_text(
                 "---\nname: fresh-skill\ndescription: Appears while the server runs. Use when testing live reload.\n---\n\n# Fresh\n")
+            notified = listed = False
+            # Like a host: on each change notification, list again, until
+            # the new skill is there (or 15 s pass).
             with anyio.move_on_after(15):
-                if listen is not None:
-                    async for event in subscription:
-                        if type(event).__name__ == "ResourcesListChanged":
-                            changed.set()
-                            break
-                else:
-                    await changed.wait()
+                while not listed:
+                    if subscription is not None:
+                        async for event in subscription:
+                            if type(event).__name__ == "ResourcesListChanged":
+                                break
+                    else:
+                        await changed.wait()
+                        changed = anyio.Event()
+                    notified = True
+                    page = await client.session.send_request(ListSkills(params=None), RAW)
+                    listed = any(s["frontmatter"]["name"] == "fresh-skill" for s in page["skills"])
             if listen is not None:
                 await listen.__aexit__(None, None, None)
-            check(changed.is_set(), "a new skill on disk sends notifications/resources/list_changed")
-            page = await client.session.send_request(ListSkills(params=None), RAW)
-            check(any(s["frontmatter"]["name"] == "fresh-skill" for s in page["skills"]), "the next skills/list has the new skill")
+            check(notified and listed, "a new skill on disk sends notifications/resources/list_changed and the next skills/list has it")
             result = await client.call_tool("search_skills", {"query": "fresh skill live reload"})
             check("fresh-skill" in text_of(result), "search_skills sees the new revision", text_of(result)[:200])
             result = await client.call_tool("read_skill", {"name": "fresh-skill"})

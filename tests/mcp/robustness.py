@@ -34,7 +34,7 @@ def rss_kb(pid: int) -> int:
 
 class Server:
     def __init__(self, binary: str, root: str, live: bool) -> None:
-        args = [binary, "-q", "serve", "--root", root] + (["--live"] if live else [])
+        args = [binary, "-q", "serve", "--root", root] + ([] if live else ["--no-watch"])
         self.process = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
     parser.add_argument("--root", required=True)
-    parser.add_argument("--touch", help="a folder under the root to change during the burst (needs --live)")
+    parser.add_argument("--touch", help="a folder under the root to change during each burst (the server then follows changes)")
     args = parser.parse_args()
     failures: list[str] = []
     server = Server(args.binary, args.root, live=bool(args.touch))
@@ -196,6 +196,9 @@ def main() -> None:
     errors_in_burst = [m for m in burst if "error" in server.answers.get(m["id"], {})]
     if errors_in_burst:
         failures.append(f"{len(errors_in_burst)} burst requests failed, e.g. {server.answers[errors_in_burst[0]['id']]}")
+
+    if args.touch and "notifications/resources/list_changed" not in server.notifications:
+        failures.append("no notifications/resources/list_changed for the skills written during the bursts")
 
     # Still alive, and memory flat.
     server.send({"jsonrpc": "2.0", "id": "last", "method": "ping"})
