@@ -37,36 +37,26 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
             eprintln!("skilldex serve: {message}");
         }
     });
+    let first = Arc::new(super::build(&builder)?);
+    let mut on_started: Option<Box<dyn FnOnce() + Send>> = None;
     let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {
-        let catalog = Arc::new(super::build(&builder)?);
-        (Arc::new(mcp::Fixed(catalog)), None)
+        (Arc::new(mcp::Fixed(first)), None)
     } else {
         let options = crate::live::WatchOptions {
             poll: args.poll,
             ..crate::live::WatchOptions::default()
         };
-        let live = crate::live::LiveCatalog::start(builder, options)?;
-        let subscription = live.subscribe();
-        let problems = live.problems();
         let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("skilldex-serve-changes".into())
-            .spawn(move || {
-                for change in subscription {
-                    if sender.send(change.revision.clone()).is_err() {
-                        break;
-                    }
-                }
-            })?;
-        let problem_log = Arc::clone(&log);
-        std::thread::Builder::new()
-            .name("skilldex-serve-problems".into())
-            .spawn(move || {
-                for problem in problems {
-                    problem_log(&problem.to_string());
-                }
-            })?;
-        (Arc::new(live) as Arc<dyn mcp::Snapshots>, Some(receiver))
+        let handover = mcp::Handover::new(first);
+        let (watcher, watch_log) = (Arc::clone(&handover), Arc::clone(&log));
+        // Watching every folder costs more than the first walk: start it
+        // once the client has its first answer.
+        on_started = Some(Box::new(move || {
+            if let Err(error) = watcher.watch(builder, options, sender, Arc::clone(&watch_log)) {
+                watch_log(&format!("not following changes on disk: {error}"));
+            }
+        }));
+        (handover as Arc<dyn mcp::Snapshots>, Some(receiver))
     };
     let catalog = snapshots.snapshot();
     super::commands::report_diagnostics(cli, &catalog);
@@ -87,6 +77,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
         budget_tokens: args.budget_tokens.or(settings.budget_tokens),
         settings: Some(settings),
         log,
+        on_started,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -53,6 +53,87 @@ impl Snapshots for crate::live::LiveCatalog {
     }
 }
 
+/// A first snapshot now, the live catalog as soon as it is watching.
+///
+/// Starting a live catalog watches every folder before its first walk, which
+/// costs more than the walk on a large tree; a server should not make its
+/// client wait for that. `Handover` serves a snapshot built the plain way
+/// until `LiveCatalog::start` returns on a background thread, then the live
+/// one. The live catalog's first walk happens after its watches are set, so
+/// nothing written in between is missed: if it differs from the first
+/// snapshot, `changes` hears of it.
+pub struct Handover {
+    first: Arc<Catalog>,
+    live: std::sync::OnceLock<crate::live::LiveCatalog>,
+}
+
+impl Handover {
+    /// Serve `first` until `watch` has a live catalog running.
+    pub fn new(first: Arc<Catalog>) -> Arc<Handover> {
+        Arc::new(Handover {
+            first,
+            live: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Start watching `builder`'s roots on a background thread. Every
+    /// change (the handover itself, when it changed anything, and each
+    /// later swap) is sent to `changes` as its revision; a failure to start
+    /// watching goes to `log`.
+    pub fn watch(
+        self: &Arc<Self>,
+        builder: crate::catalog::CatalogBuilder,
+        options: crate::live::WatchOptions,
+        changes: std::sync::mpsc::Sender<String>,
+        log: Log,
+    ) -> std::io::Result<()> {
+        let shared = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("skilldex-serve-live".into())
+            .spawn(move || {
+                let live = match crate::live::LiveCatalog::start(builder, options) {
+                    Ok(live) => live,
+                    Err(error) => {
+                        log(&format!(
+                            "not following changes on disk: {error} (restart to retry)"
+                        ));
+                        return;
+                    }
+                };
+                let subscription = live.subscribe();
+                let problems = live.problems();
+                let revision = live.snapshot().revision().to_string();
+                let _ = shared.live.set(live);
+                if revision != shared.first.revision() && changes.send(revision).is_err() {
+                    return;
+                }
+                let problem_log = Arc::clone(&log);
+                let _ = std::thread::Builder::new()
+                    .name("skilldex-serve-problems".into())
+                    .spawn(move || {
+                        for problem in problems {
+                            problem_log(&problem.to_string());
+                        }
+                    });
+                for change in subscription {
+                    if changes.send(change.revision.clone()).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(())
+    }
+}
+
+impl Snapshots for Handover {
+    fn snapshot(&self) -> Arc<Catalog> {
+        match self.live.get() {
+            Some(live) => live.snapshot(),
+            None => Arc::clone(&self.first),
+        }
+    }
+}
+
 /// A message for the person running the server.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
@@ -65,6 +146,9 @@ pub struct ServeOptions {
     pub settings: Option<crate::config::Settings>,
     /// Budget of the directory in the instructions, in tokens.
     pub budget_tokens: Option<usize>,
+    /// Run once the first request is answered (to start work that must
+    /// not delay it, such as watching the roots).
+    pub on_started: Option<Box<dyn FnOnce() + Send>>,
     pub log: Log,
 }
 

@@ -691,6 +691,9 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
         .serve((rmcp_in, rmcp_out))
         .await
         .map_err(|e| ServeError::Start(e.to_string()))?;
+    if let Some(started) = options.on_started {
+        started();
+    }
     // Build the search index while the client is still getting ready.
     {
         let server = server.clone();
