@@ -179,9 +179,14 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
 }
 
 fn pack(word: &str) -> u64 {
-    let mut bytes = [0u8; 8];
-    bytes[..word.len()].copy_from_slice(word.as_bytes());
-    u64::from_be_bytes(bytes)
+    // Big-endian, zero-padded: the same integer `u64::from_be_bytes` of
+    // the word padded to eight bytes gives, without a copy call.
+    let bytes = word.as_bytes();
+    let mut value = 0u64;
+    for &b in bytes {
+        value = value << 8 | u64::from(b);
+    }
+    value << (8 * (8 - bytes.len()))
 }
 
 /// CJK characters that carry grammar rather than meaning (particles,
@@ -238,6 +243,25 @@ pub(crate) fn terms(text: &str) -> Vec<Term> {
     out
 }
 
+/// Byte classes of the scanner: 1 lower-case letter or digit, 2 upper-case
+/// letter or joiner (`_`, `-`, `.`, `'`), 0 anything else (ASCII only).
+const CLASS: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            1
+        } else if c.is_ascii_uppercase() || c == b'_' || c == b'-' || c == b'.' || c == b'\'' {
+            2
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
 /// Walk the terms of `text` in order, handing each to `emit`.
 pub(crate) fn scan(text: &str, emit: &mut dyn FnMut(Piece<'_>)) {
     scan_with(text, &mut Buffers::default(), emit);
@@ -277,22 +301,40 @@ pub(crate) fn scan_with(text: &str, buffers: &mut Buffers, emit: &mut dyn FnMut(
         }
         // A token: word characters joined by `_`, `-`, `.`, `'` (no spaces).
         let start = i;
+        // Plain lower-case ASCII words (most of them) skip the splitting.
+        let mut plain = true;
         while i < bytes.len() {
             let b = bytes[i];
             if b < 0x80 {
-                if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'\'') {
-                    i += 1;
-                    continue;
+                match CLASS[b as usize] {
+                    1 => {}
+                    2 => plain = false,
+                    _ => break,
                 }
-                break;
+                i += 1;
+                continue;
             }
             let c = text[i..].chars().next().unwrap_or(' ');
             if !c.is_alphanumeric() || is_cjk(c) {
                 break;
             }
+            plain = false;
             i += c.len_utf8();
         }
-        token_pieces(&text[start..i], start, &mut unit, buffers, emit);
+        let token = &text[start..i];
+        if plain {
+            if !is_stop_word(token) {
+                emit(Piece {
+                    text: token,
+                    kind: Kind::Word,
+                    units: (unit, unit),
+                    offset: start,
+                });
+                unit += 1;
+            }
+        } else {
+            token_pieces(token, start, &mut unit, buffers, emit);
+        }
     }
 }
 
