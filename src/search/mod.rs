@@ -772,6 +772,12 @@ fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
     found
 }
 
+/// A score for JSON: the three decimals it was rounded to, not the binary
+/// expansion of the `f32` (`0.232`, not `0.23199999332427979`).
+fn json_score(score: f32) -> f64 {
+    format!("{score:.3}").parse().unwrap_or(0.0)
+}
+
 /// The `--json` shape of a search answer.
 pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
     let base = std::env::current_dir().unwrap_or_default();
@@ -786,10 +792,10 @@ pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle
                 "namespace": s.namespace,
                 "description": s.description,
                 "path": display_path(&s.path, paths, &base),
-                "score": h.score,
+                "score": json_score(h.score),
             })
         }).collect::<Vec<_>>(),
-        "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": n.score})).collect::<Vec<_>>(),
+        "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
         "no_match": results.no_match,
         "unmatched_terms": results.unmatched_terms,
     })

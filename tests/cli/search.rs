@@ -442,3 +442,45 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn scores_print_as_their_rounded_decimals() {
+    let r = run(&["search", "--json", "find the commit that broke the build"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    for line in r.stdout.lines().filter(|l| l.contains("\"score\"")) {
+        let number = line.split(':').nth(1).unwrap().trim().trim_end_matches(',');
+        let decimals = number.split('.').nth(1).unwrap_or("");
+        assert!(decimals.len() <= 3, "{line}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in [
+        &["tools", "--format", "openai"][..],
+        &["search", "--json", "review"][..],
+    ] {
+        let mut child = super::skilldex()
+            .current_dir(super::repo())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read one byte, then hang up.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut byte = [0u8; 1];
+        stdout.read_exact(&mut byte).unwrap();
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+        assert!(
+            output.status.code() == Some(0),
+            "{args:?}: {:?}",
+            output.status
+        );
+    }
+}
