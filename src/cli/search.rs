@@ -116,7 +116,12 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             }
         }
     }
-    Ok(if results.no_match {
+    let no_match = results.no_match;
+    drop(results);
+    // As in `render`: the process ends now; skip freeing the catalog and
+    // its index.
+    std::mem::forget(catalog);
+    Ok(if no_match {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
