@@ -110,13 +110,16 @@ impl Inverted {
                 vocab = part_vocab;
                 None
             } else {
-                Some(
-                    part_vocab
-                        .terms
-                        .iter()
-                        .map(|(t, k)| vocab.intern(t, *k))
-                        .collect(),
-                )
+                let remap: Vec<u32> = part_vocab
+                    .terms
+                    .iter()
+                    .map(|(t, k)| vocab.intern(t, *k))
+                    .collect();
+                // The words as written too: typo and prefix lookups use them.
+                for (surface, id) in part_vocab.surfaces {
+                    vocab.surfaces.entry(surface).or_insert(remap[id as usize]);
+                }
+                Some(remap)
             };
             for mut doc in tokenized {
                 if let Some(remap) = &remap {

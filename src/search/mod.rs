@@ -313,7 +313,10 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                     let unit = &mut units[first + offset];
                     unit.label = c.to_string();
                     unit.cjk = true;
-                    unit.mass = 0.5;
+                    // Particles and pronouns weigh nothing in the coverage.
+                    if !text::is_stop_char(c) {
+                        unit.mass = 0.5;
+                    }
                 }
                 if let Some(id) = index.term(&term.text) {
                     let weight = if full { 1.0 } else { 0.3 };
@@ -338,8 +341,10 @@ fn plan(index: &Inverted, query: &str) -> Plan {
         for term in &terms {
             if matches!(term.kind, Kind::Single | Kind::Pair) {
                 unit_at.push((term.offset, term.units.0));
-                if let Some(c) = term.surface.chars().next() {
-                    unit_at.push((term.offset + c.len_utf8(), term.units.1));
+                if term.kind == Kind::Pair {
+                    if let Some(c) = term.surface.chars().next() {
+                        unit_at.push((term.offset + c.len_utf8(), term.units.1));
+                    }
                 }
             }
         }
@@ -376,6 +381,9 @@ struct Scored {
     score: Vec<f32>,
     full: Vec<u64>,
     partial: Vec<u64>,
+    /// Documents already in `touched` (a term past the 64th query word
+    /// has no unit bits, so the masks cannot tell).
+    seen: Vec<bool>,
     touched: Vec<u32>,
 }
 
@@ -385,13 +393,15 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
         score: vec![0.0; docs],
         full: vec![0; docs],
         partial: vec![0; docs],
+        seen: vec![false; docs],
         touched: Vec::new(),
     };
     for e in &plan.expansions {
         let factor = e.weight * index.idf(e.term);
         for &(doc, sat) in index.postings(e.term) {
             let d = doc as usize;
-            if scored.full[d] == 0 && scored.partial[d] == 0 {
+            if !scored.seen[d] {
+                scored.seen[d] = true;
                 scored.touched.push(doc);
             }
             scored.score[d] += factor * sat;
@@ -552,7 +562,8 @@ fn search(
             if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
                 continue;
             }
-            if scored.full[d] == 0 && scored.partial[d] == 0 {
+            if !scored.seen[d] {
+                scored.seen[d] = true;
                 scored.touched.push(d as u32);
             }
             scored.full[d] |= ns_full[ns as usize];

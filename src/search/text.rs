@@ -195,7 +195,7 @@ const STOP_CHARS: &str = "的了吗呢吧啊我你他她它们是在有和与或
 const STOP_KANA_HANGUL: &str =
     "のはをにがでともへやかなねよだですますしたいるこれそれあの이가은는을를에의도로와과한하고있다";
 
-fn is_stop_char(c: char) -> bool {
+pub(crate) fn is_stop_char(c: char) -> bool {
     STOP_CHARS.contains(c) || STOP_KANA_HANGUL.contains(c)
 }
 
@@ -928,15 +928,16 @@ pub(crate) fn glossary_matches(text: &str) -> Vec<(usize, usize, &'static [Strin
     if text.is_ascii() || !text.chars().any(is_cjk) {
         return Vec::new();
     }
-    let mut taken: Vec<(usize, usize)> = Vec::new();
+    // Bytes already claimed by a longer word: one flag per byte.
+    let mut taken = vec![false; text.len()];
     let mut out = Vec::new();
     for (key, english) in entries {
         for (start, _) in text.match_indices(key) {
             let end = start + key.len();
-            if taken.iter().any(|&(s, e)| start < e && s < end) {
+            if taken[start..end].iter().any(|&t| t) {
                 continue;
             }
-            taken.push((start, end));
+            taken[start..end].fill(true);
             out.push((start, end, english.as_slice()));
         }
     }

@@ -484,3 +484,47 @@ fn a_closed_pipe_is_not_an_error() {
         );
     }
 }
+
+#[test]
+fn typo_fixes_reach_words_of_every_skill_however_the_build_is_split() {
+    // The index is tokenized in parallel chunks; a word that only the last
+    // skill has must still be a typo target.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    for i in 0..1200 {
+        let name = format!("filler-{i:04}");
+        write(
+            root,
+            &format!("n/{name}/SKILL.md"),
+            skill_md(
+                &name,
+                "Sorts widgets into labelled boxes. Use when widgets pile up.",
+            ),
+        );
+    }
+    write(
+        root,
+        "n/zz-rollout/SKILL.md",
+        skill_md(
+            "zz-rollout",
+            "Rolls out kubernetes deployments gradually. Use when shipping to a cluster.",
+        ),
+    );
+    let catalog = skilldex::CatalogBuilder::new([root]).build().unwrap();
+    let results = catalog.search(
+        "kubernets rolout",
+        &skilldex::search::SearchOptions::default(),
+    );
+    assert!(!results.no_match, "{results:?}");
+    assert_eq!(catalog.skills()[results.hits[0].index].name, "zz-rollout");
+}
+
+#[test]
+fn chinese_particles_are_not_unmatched_words() {
+    let (_, json) = search_json(&["怎么压缩图片"]);
+    let unmatched = json["unmatched_terms"].as_array().unwrap();
+    assert!(
+        !unmatched.iter().any(|t| t == "么" || t == "怎么"),
+        "{json}"
+    );
+}
