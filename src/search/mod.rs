@@ -773,6 +773,12 @@ fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
             if key.len() < 2 {
                 continue;
             }
+            // A plain word inside a longer query ("jest jokes for a card")
+            // is not a name given on purpose; a hyphenated id or the whole
+            // query is.
+            if len == 1 && words.len() > 1 && !key.contains(['-', '/', '_']) {
+                continue;
+            }
             if let Some(index) = lookup(catalog, &key) {
                 if !found.contains(&index) {
                     found.push(index);

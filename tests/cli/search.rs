@@ -528,3 +528,33 @@ fn chinese_particles_are_not_unmatched_words() {
         "{json}"
     );
 }
+
+#[test]
+fn a_plain_word_that_is_also_a_name_is_not_pinned_inside_a_sentence() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "dev/jest/SKILL.md",
+        skill_md("jest", "Mocks modules and timers in JavaScript unit tests."),
+    );
+    write(
+        root,
+        "dev/card-design/SKILL.md",
+        skill_md(
+            "card-design",
+            "Designs birthday and greeting cards with short jokes.",
+        ),
+    );
+    let root_s = root.to_str().unwrap();
+    let search = |q: &str| run_in(root, &["search", "--json", "--root", root_s, q]).json();
+    // Alone, the word is the name.
+    assert_eq!(ids(&search("jest"))[0], "jest");
+    // In a sentence about something else, it is only a word.
+    let json = search("jest jokes for a birthday card");
+    assert_eq!(ids(&json)[0], "card-design", "{json}");
+    assert!(
+        json["results"][0]["score"].as_f64().unwrap() < 1.0,
+        "{json}"
+    );
+}
