@@ -395,23 +395,10 @@ pub fn read_skill(
             result.start_line, result.end_line, result.total_lines
         ));
     }
-    if result.path == "SKILL.md" && !result.files.is_empty() {
-        let files: Vec<String> = result
-            .files
-            .iter()
-            .take(40)
-            .map(|f| match f.kind {
-                Some(kind) => format!("{} ({kind})", f.path),
-                None => f.path.clone(),
-            })
-            .collect();
-        let more = result.files.len().saturating_sub(files.len());
-        text.push_str("files: ");
-        text.push_str(&files.join(", "));
-        if more > 0 {
-            text.push_str(&format!(" and {more} more"));
+    if result.path == "SKILL.md" {
+        if let Some(files) = result.files_line(40) {
+            text.push_str(&format!("files: {files} — read one with `path`\n"));
         }
-        text.push_str(" — read one with `path`\n");
     }
     if let Some(note) = &result.note {
         text.push_str(&format!("note: {note}\n"));

@@ -705,22 +705,8 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         result.skill,
         result.folder.display()
     )?;
-    if !result.files.is_empty() {
-        let files: Vec<String> = result
-            .files
-            .iter()
-            .take(30)
-            .map(|f| match f.kind {
-                Some(kind) => format!("{} ({kind})", f.path),
-                None => f.path.clone(),
-            })
-            .collect();
-        let more = result.files.len().saturating_sub(files.len());
-        write!(out, "files: {}", files.join(", "))?;
-        if more > 0 {
-            write!(out, " and {more} more")?;
-        }
-        writeln!(out)?;
+    if let Some(files) = result.files_line(30) {
+        writeln!(out, "files: {files}")?;
     }
     let broken: Vec<&str> = result
         .links

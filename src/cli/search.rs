@@ -2,7 +2,7 @@
 //! deferred-loading tool specs.
 #![allow(clippy::print_stderr)]
 
-use super::commands::{stdout, write_json};
+use super::commands::{report_diagnostics, stdout, write_json};
 use super::style::{fit_width, Style};
 use super::{build, builder, Cli, PathsArg};
 use crate::model::Profile;
@@ -19,7 +19,8 @@ pub(super) struct SearchArgs {
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
     /// At most this many results.
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 8)]
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 8,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     limit: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SearchFormat::Text)]
@@ -47,6 +48,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
         return Ok(ExitCode::from(2));
     }
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    report_diagnostics(cli, &catalog);
     let results = catalog.search(&query, &SearchOptions { limit: args.limit });
     let format = if args.json {
         SearchFormat::Json

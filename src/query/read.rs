@@ -108,6 +108,31 @@ pub struct ReadResult {
     pub links: Vec<LinkState>,
 }
 
+impl ReadResult {
+    /// The skill's files as one line (`a.md, scripts/run.sh (script)`),
+    /// at most `max` named, then `and N more`; `None` when there are none.
+    pub fn files_line(&self, max: usize) -> Option<String> {
+        if self.files.is_empty() {
+            return None;
+        }
+        let mut line = self
+            .files
+            .iter()
+            .take(max)
+            .map(|f| match f.kind {
+                Some(kind) => format!("{} ({kind})", f.path),
+                None => f.path.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = self.files.len().saturating_sub(max);
+        if more > 0 {
+            line.push_str(&format!(" and {more} more"));
+        }
+        Some(line)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LinkState {
     pub target: String,

@@ -200,6 +200,17 @@ struct Expansion {
     full: bool,
 }
 
+impl Expansion {
+    fn new(term: u32, weight: f32, units: u64, full: bool) -> Self {
+        Expansion {
+            term,
+            weight,
+            units,
+            full,
+        }
+    }
+}
+
 /// A query word (or CJK character) and what it weighs in the coverage.
 #[derive(Debug, Clone)]
 struct Unit {
@@ -236,12 +247,7 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                 unit.label = term.surface.clone();
                 unit.mass = 1.0;
                 if let Some(id) = index.term(&term.text) {
-                    expansions.push(Expansion {
-                        term: id,
-                        weight: 1.0,
-                        units: mask,
-                        full: true,
-                    });
+                    expansions.push(Expansion::new(id, 1.0, mask, true));
                     unit.matched = true;
                 } else if !text::synonyms(&term.text)
                     .iter()
@@ -260,22 +266,12 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                     for (id, distance) in &near {
                         let weight = if *distance == 1 { 0.7 } else { 0.5 };
                         let sure = (*distance == 1 && letters >= 6) || letters >= 9;
-                        expansions.push(Expansion {
-                            term: *id,
-                            weight,
-                            units: mask,
-                            full: sure,
-                        });
+                        expansions.push(Expansion::new(*id, weight, mask, sure));
                         unit.matched = true;
                     }
                     if near.is_empty() {
                         for id in index.completions(&term.surface, 2) {
-                            expansions.push(Expansion {
-                                term: id,
-                                weight: 0.5,
-                                units: mask,
-                                full: false,
-                            });
+                            expansions.push(Expansion::new(id, 0.5, mask, false));
                             unit.matched = true;
                         }
                     }
@@ -283,12 +279,7 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                 for synonym in text::synonyms(&term.text) {
                     if let Some(id) = index.term(synonym) {
                         if !expansions.iter().any(|e| e.term == id && e.units == mask) {
-                            expansions.push(Expansion {
-                                term: id,
-                                weight: 0.5,
-                                units: mask,
-                                full: false,
-                            });
+                            expansions.push(Expansion::new(id, 0.5, mask, false));
                             units[first].matched = true;
                         }
                     }
@@ -296,12 +287,7 @@ fn plan(index: &Inverted, query: &str) -> Plan {
             }
             Kind::Compound => {
                 if let Some(id) = index.term(&term.text) {
-                    expansions.push(Expansion {
-                        term: id,
-                        weight: 1.0,
-                        units: mask,
-                        full: true,
-                    });
+                    expansions.push(Expansion::new(id, 1.0, mask, true));
                     for u in &mut units[first..=last] {
                         u.matched = true;
                     }
@@ -320,12 +306,7 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                 }
                 if let Some(id) = index.term(&term.text) {
                     let weight = if full { 1.0 } else { 0.3 };
-                    expansions.push(Expansion {
-                        term: id,
-                        weight,
-                        units: mask,
-                        full,
-                    });
+                    expansions.push(Expansion::new(id, weight, mask, full));
                     for u in &mut units[first..=last] {
                         u.matched = true;
                     }
@@ -360,12 +341,7 @@ fn plan(index: &Inverted, query: &str) -> Plan {
             }
             for word in english {
                 if let Some(id) = index.term(word) {
-                    expansions.push(Expansion {
-                        term: id,
-                        weight: 0.7,
-                        units: mask,
-                        full: true,
-                    });
+                    expansions.push(Expansion::new(id, 0.7, mask, true));
                     for &u in &covered {
                         units[u].matched = true;
                     }

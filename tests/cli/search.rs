@@ -558,3 +558,29 @@ fn a_plain_word_that_is_also_a_name_is_not_pinned_inside_a_sentence() {
         "{json}"
     );
 }
+
+#[test]
+fn a_broken_skill_is_reported_and_the_rest_still_searched() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "dev/ok-skill/SKILL.md",
+        skill_md("ok-skill", "Bisects git history to find a regression."),
+    );
+    write(
+        root,
+        "dev/broken/SKILL.md",
+        "---\nname: broken\ndescription: \"unclosed\n---\nbody\n",
+    );
+    let root_s = root.to_str().unwrap();
+    let r = run_in(
+        root,
+        &["search", "--json", "--root", root_s, "git regression"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(ids(&r.json()), ["ok-skill"]);
+    assert!(r.stderr.contains("1 error"), "{r:?}");
+    let r = run_in(root, &["search", "--root", root_s, "--limit", "0", "git"]);
+    assert_eq!(r.code, 2, "{r:?}");
+}
