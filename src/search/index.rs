@@ -38,9 +38,9 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 /// BM25 saturation constant.
 const K1: f32 = 1.2;
 
-/// One weighted field of a document to index.
-pub(crate) struct Field<'a> {
-    pub text: &'a str,
+/// How one field of every document is weighted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FieldSpec {
     pub weight: f32,
     /// Length normalisation (BM25 `b`): 0 = none, 1 = full.
     pub b: f32,
@@ -67,25 +67,17 @@ pub(crate) struct Inverted {
 }
 
 impl Inverted {
-    /// Index `docs`, each a list of fields (the same number of fields, with
-    /// the same weights, for every document). Tokenizing is spread over
-    /// the available cores; the result does not depend on how.
-    pub fn build<'a, D>(docs: D) -> Inverted
-    where
-        D: IntoIterator<Item = Vec<Field<'a>>>,
-    {
-        let docs: Vec<Vec<Field<'a>>> = docs.into_iter().collect();
-        let field_params: Vec<(f32, f32)> = docs
-            .first()
-            .map(|fields| fields.iter().map(|f| (f.weight, f.b)).collect())
-            .unwrap_or_default();
+    /// Index `docs`, each the texts of its `N` fields, weighted by
+    /// `specs`. Tokenizing is spread over the available cores; the result
+    /// does not depend on how.
+    pub fn build<const N: usize>(specs: [FieldSpec; N], docs: &[[&str; N]]) -> Inverted {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 8)
             .min(docs.len() / 512 + 1);
         let chunk = docs.len().div_ceil(threads).max(1);
-        let mut parts: Vec<(Vocab, Vec<Tokenized>)> = if threads == 1 {
-            vec![tokenize(&docs)]
+        let mut parts: Vec<Tokenized<N>> = if threads == 1 {
+            vec![tokenize(docs)]
         } else {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = docs
@@ -103,32 +95,23 @@ impl Inverted {
         };
         // One vocabulary: the first part's ids stay, the others are mapped.
         let mut vocab = Vocab::default();
-        let mut per_doc: Vec<Vec<(u32, u8, f32)>> = Vec::with_capacity(docs.len());
-        let mut field_lengths: Vec<Vec<f32>> = Vec::with_capacity(docs.len());
-        for (n, (part_vocab, tokenized)) in parts.drain(..).enumerate() {
-            let remap: Option<Vec<u32>> = if n == 0 {
+        for (n, part) in parts.iter_mut().enumerate() {
+            let part_vocab = std::mem::take(&mut part.vocab);
+            if n == 0 {
                 vocab = part_vocab;
-                None
-            } else {
-                let remap: Vec<u32> = part_vocab
-                    .terms
-                    .iter()
-                    .map(|(t, k)| vocab.intern(t, *k))
-                    .collect();
-                // The words as written too: typo and prefix lookups use them.
-                for (surface, id) in part_vocab.surfaces {
-                    vocab.surfaces.entry(surface).or_insert(remap[id as usize]);
-                }
-                Some(remap)
-            };
-            for mut doc in tokenized {
-                if let Some(remap) = &remap {
-                    for e in &mut doc.entries {
-                        e.0 = remap[e.0 as usize];
-                    }
-                }
-                per_doc.push(doc.entries);
-                field_lengths.push(doc.lengths);
+                continue;
+            }
+            let remap: Vec<u32> = part_vocab
+                .terms
+                .iter()
+                .map(|(t, k)| vocab.intern(t, *k))
+                .collect();
+            // The words as written too: typo and prefix lookups use them.
+            for (surface, id) in part_vocab.surfaces {
+                vocab.surfaces.entry(surface).or_insert(remap[id as usize]);
+            }
+            for e in &mut part.entries {
+                e.0 = remap[e.0 as usize];
             }
         }
         let mut index = Inverted::default();
@@ -154,40 +137,27 @@ impl Inverted {
         }
         index.term_text = vocab.terms.into_iter().map(|(t, _)| t).collect();
         index.vocab = vocab.map;
-        let docs = per_doc.len();
+        let docs = docs.len();
         index.docs = docs;
-        let fields = field_params.len();
-        let mut average = vec![0.0f32; fields];
-        for lengths in &field_lengths {
-            for (f, l) in lengths.iter().enumerate() {
-                average[f] += l;
+        let mut average = [0.0f32; N];
+        for part in &parts {
+            for lengths in &part.lengths {
+                for (a, l) in average.iter_mut().zip(lengths) {
+                    *a += l;
+                }
             }
         }
         for a in &mut average {
             *a = (*a / docs.max(1) as f32).max(1.0);
         }
-        // Fold each document's (term, field, count) entries, grouped by term
-        // (sorted in the tokenizing pass; a remap keeps groups together),
-        // into one weight per term, then lay the postings out by term.
+        // Each document lists its terms once, with a count per field: one
+        // weight per term, laid out by term. Documents arrive in order, so
+        // each term's postings stay sorted.
         let terms = index.term_text.len();
-        let mut folded_docs: Vec<(u32, u32, f32)> = Vec::new();
         let mut df = vec![0u32; terms + 1];
-        let mut folded: Vec<(u32, f32)> = Vec::new();
-        for (doc, entries) in per_doc.into_iter().enumerate() {
-            folded.clear();
-            for (term, f, count) in entries {
-                let f = f as usize;
-                let (weight, b) = field_params[f];
-                let norm = 1.0 - b + b * field_lengths[doc][f] / average[f];
-                let contribution = weight * count / norm;
-                match folded.last_mut() {
-                    Some((t, w)) if *t == term => *w += contribution,
-                    _ => folded.push((term, contribution)),
-                }
-            }
-            for &(term, tf) in &folded {
+        for part in &parts {
+            for &(term, _) in &part.entries {
                 df[term as usize] += 1;
-                folded_docs.push((term, doc as u32, tf / (K1 + tf)));
             }
         }
         let mut offsets = vec![0u32; terms + 1];
@@ -195,12 +165,30 @@ impl Inverted {
             offsets[t + 1] = offsets[t] + df[t];
         }
         let mut fill = offsets.clone();
-        let mut postings = vec![(0u32, 0.0f32); folded_docs.len()];
-        // Documents arrive in order, so each term's postings stay sorted.
-        for (term, doc, weight) in folded_docs {
-            let slot = &mut fill[term as usize];
-            postings[*slot as usize] = (doc, weight);
-            *slot += 1;
+        let mut postings = vec![(0u32, 0.0f32); offsets[terms] as usize];
+        let mut doc = 0u32;
+        for part in &parts {
+            let mut start = 0;
+            for (&end, lengths) in part.ends.iter().zip(&part.lengths) {
+                let mut norms = [1.0f32; N];
+                for f in 0..N {
+                    let b = specs[f].b;
+                    norms[f] = 1.0 - b + b * lengths[f] / average[f];
+                }
+                for &(term, counts) in &part.entries[start..end as usize] {
+                    let mut tf = 0.0f32;
+                    for f in 0..N {
+                        if counts[f] > 0.0 {
+                            tf += specs[f].weight * counts[f] / norms[f];
+                        }
+                    }
+                    let slot = &mut fill[term as usize];
+                    postings[*slot as usize] = (doc, tf / (K1 + tf));
+                    *slot += 1;
+                }
+                start = end as usize;
+                doc += 1;
+            }
         }
         let n = docs as f32;
         index.idf = df[..terms]
@@ -332,6 +320,14 @@ struct Vocab {
 }
 
 impl Vocab {
+    fn with_capacity(docs: usize) -> Vocab {
+        Vocab {
+            map: FastMap::with_capacity_and_hasher(docs.min(1 << 16), Default::default()),
+            terms: Vec::with_capacity(docs.min(1 << 16)),
+            surfaces: FastMap::with_capacity_and_hasher(docs.min(1 << 16), Default::default()),
+        }
+    }
+
     fn intern(&mut self, text: &str, kind: Kind) -> u32 {
         if let Some(&id) = self.map.get(text) {
             return id;
@@ -355,26 +351,53 @@ impl Vocab {
     }
 }
 
-/// One document's terms: (term, field, count), and each field's length.
-#[derive(Debug, Default)]
-struct Tokenized {
-    entries: Vec<(u32, u8, f32)>,
-    lengths: Vec<f32>,
+/// One tokenizing pass over a run of documents: its vocabulary, and each
+/// document's terms, once each with a count per field (document `d` owns
+/// `entries[ends[d - 1]..ends[d]]`), with its field lengths.
+struct Tokenized<const N: usize> {
+    vocab: Vocab,
+    entries: Vec<(u32, [f32; N])>,
+    ends: Vec<u32>,
+    lengths: Vec<[f32; N]>,
 }
 
-fn tokenize(docs: &[Vec<Field<'_>>]) -> (Vocab, Vec<Tokenized>) {
-    let mut vocab = Vocab::default();
-    let mut out = Vec::with_capacity(docs.len());
+fn tokenize<const N: usize>(docs: &[[&str; N]]) -> Tokenized<N> {
+    let mut out = Tokenized {
+        vocab: Vocab::with_capacity(docs.len()),
+        entries: Vec::with_capacity(docs.len() * 40),
+        ends: Vec::with_capacity(docs.len()),
+        lengths: Vec::with_capacity(docs.len()),
+    };
     let mut buffers = text::Buffers::default();
-    for fields in docs {
-        let mut doc = Tokenized {
-            entries: Vec::with_capacity(64),
-            lengths: Vec::with_capacity(fields.len()),
+    // Where term `t` sits in `entries` if the current document has it
+    // already: `seen[t]`, valid when `stamp[t]` is the document's number
+    // plus one. Counting this way needs no sort per document.
+    let mut seen: Vec<u32> = Vec::new();
+    let mut stamp: Vec<u32> = Vec::new();
+    for (n, fields) in docs.iter().enumerate() {
+        let doc_stamp = n as u32 + 1;
+        let entries = &mut out.entries;
+        let vocab = &mut out.vocab;
+        let mut add = |id: u32, f: usize, count: f32, entries: &mut Vec<(u32, [f32; N])>| {
+            let t = id as usize;
+            if t >= stamp.len() {
+                stamp.resize(t + 1, 0);
+                seen.resize(t + 1, 0);
+            }
+            if stamp[t] == doc_stamp {
+                entries[seen[t] as usize].1[f] += count;
+            } else {
+                stamp[t] = doc_stamp;
+                seen[t] = entries.len() as u32;
+                let mut counts = [0.0; N];
+                counts[f] = count;
+                entries.push((id, counts));
+            }
         };
-        for (f, field) in fields.iter().enumerate() {
-            let f = f as u8;
+        let mut lengths = [0.0f32; N];
+        for (f, text) in fields.iter().enumerate() {
             let mut length = 0.0f32;
-            text::scan_with(field.text, &mut buffers, &mut |piece| {
+            text::scan_with(text, &mut buffers, &mut |piece| {
                 // A CJK character alone counts less than a word.
                 let count = match piece.kind {
                     Kind::Single => 0.5,
@@ -382,22 +405,22 @@ fn tokenize(docs: &[Vec<Field<'_>>]) -> (Vocab, Vec<Tokenized>) {
                 };
                 length += count;
                 let id = vocab.intern_piece(piece);
-                doc.entries.push((id, f, count));
+                add(id, f, count, entries);
             });
             // CJK words also stand for their English equivalents, so an
             // English query finds a skill written in Chinese.
-            for (_, _, english) in text::glossary_matches(field.text) {
+            for (_, _, english) in text::glossary_matches(text) {
                 for word in english {
                     let id = vocab.intern(word, Kind::Word);
-                    doc.entries.push((id, f, 0.5));
+                    add(id, f, 0.5, entries);
                 }
             }
-            doc.lengths.push(length);
+            lengths[f] = length;
         }
-        doc.entries.sort_unstable_by_key(|&(t, f, _)| (t, f));
-        out.push(doc);
+        out.ends.push(entries.len() as u32);
+        out.lengths.push(lengths);
     }
-    (vocab, out)
+    out
 }
 
 /// The set of bytes of a word, folded onto 64 bits.

@@ -23,7 +23,7 @@ use crate::catalog::Catalog;
 use crate::model::Skill;
 use crate::query::render::display_path;
 use crate::query::PathStyle;
-use index::{Field, Inverted};
+use index::{FieldSpec, Inverted};
 use serde_json::{json, Value};
 use text::Kind;
 
@@ -116,49 +116,64 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     pub fn build(catalog: &Catalog) -> SearchIndex {
-        let skills = Inverted::build(catalog.skills().iter().map(|s| {
-            vec![
-                Field {
-                    text: &s.name,
+        let skill_texts: Vec<[&str; 3]> = catalog
+            .skills()
+            .iter()
+            .map(|s| [s.name.as_str(), &s.description, &s.headings])
+            .collect();
+        let skills = Inverted::build(
+            [
+                FieldSpec {
                     weight: 3.0,
                     b: 0.3,
                 },
-                Field {
-                    text: &s.description,
+                FieldSpec {
                     weight: 1.0,
                     b: 0.75,
                 },
-                Field {
-                    text: &s.headings,
+                FieldSpec {
                     weight: 0.5,
                     b: 0.5,
                 },
-            ]
-        }));
+            ],
+            &skill_texts,
+        );
         let namespaces = catalog.namespaces();
-        let ns_index = Inverted::build(namespaces.iter().map(|n| {
-            vec![
-                Field {
-                    text: &n.name,
+        let namespace_texts: Vec<[&str; 2]> = namespaces
+            .iter()
+            .map(|n| [n.name.as_str(), &n.description])
+            .collect();
+        let ns_index = Inverted::build(
+            [
+                FieldSpec {
                     weight: 2.0,
                     b: 0.0,
                 },
-                Field {
-                    text: &n.description,
+                FieldSpec {
                     weight: 1.0,
                     b: 0.5,
                 },
-            ]
-        }));
+            ],
+            &namespace_texts,
+        );
         let position = |name: &str| {
             namespaces
                 .binary_search_by(|n| n.name.as_str().cmp(name))
                 .map_or(u32::MAX, |i| i as u32)
         };
+        // Skills come sorted by namespace: look each run up once.
+        let mut last: Option<(&str, u32)> = None;
         let skill_namespace = catalog
             .skills()
             .iter()
-            .map(|s| position(&s.namespace))
+            .map(|s| match last {
+                Some((name, p)) if name == s.namespace => p,
+                _ => {
+                    let p = position(&s.namespace);
+                    last = Some((&s.namespace, p));
+                    p
+                }
+            })
             .collect();
         let parent = namespaces
             .iter()

@@ -173,7 +173,8 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
                 }
             }
         }
-        9 => STOP_WORDS.binary_search(&word).is_ok(),
+        // The only longer stop word: compared without a call.
+        9 => word.as_bytes() == b"something",
         _ => false,
     }
 }
@@ -268,7 +269,11 @@ pub(crate) fn scan(text: &str, emit: &mut dyn FnMut(Piece<'_>)) {
 }
 
 /// [`scan`] with scratch space kept between calls.
-pub(crate) fn scan_with(text: &str, buffers: &mut Buffers, emit: &mut dyn FnMut(Piece<'_>)) {
+pub(crate) fn scan_with<F: FnMut(Piece<'_>) + ?Sized>(
+    text: &str,
+    buffers: &mut Buffers,
+    emit: &mut F,
+) {
     let mut unit = 0usize;
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -350,12 +355,12 @@ pub(crate) struct Buffers {
 /// The parts of one space-free token: `pg_dump` → `pg`, `dump` (+ `pgdump`);
 /// `useEffect` → `use`, `effect` (+ `useeffect`); `s3-presigned-urls` →
 /// `s3`, `presigned`, `urls`.
-fn token_pieces(
+fn token_pieces<F: FnMut(Piece<'_>) + ?Sized>(
     token: &str,
     offset: usize,
     unit: &mut usize,
     buffers: &mut Buffers,
-    emit: &mut dyn FnMut(Piece<'_>),
+    emit: &mut F,
 ) {
     let token = token.trim_end_matches(['.', '-', '_', '\'']);
     // Lower-case once; parts are byte ranges of the lower-cased token
@@ -464,7 +469,7 @@ fn split_case(bytes: &[u8], start: usize, end: usize, out: &mut Vec<(usize, usiz
     out.push((cut, end));
 }
 
-fn cjk_pieces(run: &[(usize, char)], unit: &mut usize, emit: &mut dyn FnMut(Piece<'_>)) {
+fn cjk_pieces<F: FnMut(Piece<'_>) + ?Sized>(run: &[(usize, char)], unit: &mut usize, emit: &mut F) {
     let base = *unit;
     let mut buf = [0u8; 8];
     for (i, &(offset, c)) in run.iter().enumerate() {
