@@ -380,13 +380,19 @@ fn token_pieces<F: FnMut(Piece<'_>) + ?Sized>(
     let mut compound_worthy = token.contains('_');
     if ascii {
         let bytes = token.as_bytes();
+        // Most tokens (`plan-profile`, `pg_dump`) have no case changes.
+        let cased = bytes.iter().any(u8::is_ascii_uppercase);
         let mut piece_start = 0;
         for i in 0..=bytes.len() {
             let at_joiner = i == bytes.len() || matches!(bytes[i], b'_' | b'-' | b'.' | b'\'');
             if at_joiner {
                 if i > piece_start {
                     let before = buffers.parts.len();
-                    split_case(bytes, piece_start, i, &mut buffers.parts);
+                    if cased {
+                        split_case(bytes, piece_start, i, &mut buffers.parts);
+                    } else {
+                        buffers.parts.push((piece_start, i));
+                    }
                     if buffers.parts.len() - before > 1 {
                         compound_worthy = true;
                     }
