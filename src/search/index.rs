@@ -274,14 +274,17 @@ impl Inverted {
         if prefix.len() < 4 || !prefix.is_ascii() {
             return Vec::new();
         }
-        let mut found: Vec<u32> = self
-            .words_by_len
-            .iter()
-            .skip(prefix.len() + 1)
-            .flatten()
-            .filter(|(surface, _, _)| surface.starts_with(prefix))
-            .map(|&(_, id, _)| id)
-            .collect();
+        // Each bucket is sorted: the words with the prefix are one range.
+        let mut found: Vec<u32> = Vec::new();
+        for bucket in self.words_by_len.iter().skip(prefix.len() + 1) {
+            let start = bucket.partition_point(|(surface, _, _)| &**surface < prefix);
+            found.extend(
+                bucket[start..]
+                    .iter()
+                    .take_while(|(surface, _, _)| surface.starts_with(prefix))
+                    .map(|&(_, id, _)| id),
+            );
+        }
         found.sort_by(|&a, &b| {
             self.df(b)
                 .cmp(&self.df(a))
@@ -426,4 +429,82 @@ fn tokenize<const N: usize>(docs: &[[&str; N]]) -> Tokenized<N> {
 /// The set of bytes of a word, folded onto 64 bits.
 fn letters(word: &[u8]) -> u64 {
     word.iter().fold(0u64, |m, &b| m | 1u64 << (b % 64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(docs: &[&str]) -> Inverted {
+        let docs: Vec<[&str; 1]> = docs.iter().map(|d| [*d]).collect();
+        Inverted::build(
+            [FieldSpec {
+                weight: 1.0,
+                b: 0.5,
+            }],
+            &docs,
+        )
+    }
+
+    fn texts(index: &Inverted, ids: &[u32]) -> Vec<String> {
+        ids.iter()
+            .map(|&id| index.term_text[id as usize].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn completions_are_the_longer_words_with_the_prefix_most_common_first() {
+        let index = index(&[
+            "deploy kubernetes",
+            "kubernetes cluster",
+            "kubectl apply",
+            "kube config",
+            "kubeadm init",
+            "cube render",
+        ]);
+        // The stems of `kubernetes`, `kubectl`, `kubeadm`; not `kube`
+        // itself (no longer than the prefix) nor `cube`.
+        let found = texts(&index, &index.completions("kube", 10));
+        assert_eq!(found.first().map(String::as_str), Some("kubernet"));
+        let mut rest = found[1..].to_vec();
+        rest.sort();
+        assert_eq!(rest, ["kubeadm", "kubectl"]);
+        assert_eq!(index.completions("kube", 1).len(), 1);
+        assert!(index.completions("zzzz", 5).is_empty());
+        assert!(
+            index.completions("kub", 5).is_empty(),
+            "prefixes under four letters"
+        );
+    }
+
+    #[test]
+    fn counts_a_term_once_per_document_across_fields() {
+        let docs = [["alpha beta", "alpha alpha gamma"], ["beta", "delta"]];
+        let index = Inverted::build(
+            [
+                FieldSpec {
+                    weight: 2.0,
+                    b: 0.0,
+                },
+                FieldSpec {
+                    weight: 1.0,
+                    b: 0.0,
+                },
+            ],
+            &docs,
+        );
+        assert_eq!(index.docs(), 2);
+        let alpha = index.term("alpha").expect("indexed");
+        let beta = index.term("beta").expect("indexed");
+        // One posting per document, its weight from both fields:
+        // tf = 2·1 + 1·2 = 4, saturated 4 / (1.2 + 4).
+        assert_eq!(index.postings(alpha).len(), 1);
+        let (doc, weight) = index.postings(alpha)[0];
+        assert_eq!(doc, 0);
+        assert!((weight - 4.0 / 5.2).abs() < 1e-6, "{weight}");
+        assert_eq!(
+            index.postings(beta).iter().map(|p| p.0).collect::<Vec<_>>(),
+            [0, 1]
+        );
+    }
 }

@@ -110,6 +110,8 @@ pub struct SearchIndex {
     namespaces: Inverted,
     /// Per skill: index of its namespace in `Catalog::namespaces`.
     skill_namespace: Vec<u32>,
+    /// Runs of skills of one namespace: (namespace, first skill, end).
+    namespace_runs: Vec<(u32, u32, u32)>,
     /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
     parent: Vec<u32>,
 }
@@ -163,7 +165,7 @@ impl SearchIndex {
         };
         // Skills come sorted by namespace: look each run up once.
         let mut last: Option<(&str, u32)> = None;
-        let skill_namespace = catalog
+        let skill_namespace: Vec<u32> = catalog
             .skills()
             .iter()
             .map(|s| match last {
@@ -175,6 +177,13 @@ impl SearchIndex {
                 }
             })
             .collect();
+        let mut namespace_runs: Vec<(u32, u32, u32)> = Vec::new();
+        for (d, &ns) in skill_namespace.iter().enumerate() {
+            match namespace_runs.last_mut() {
+                Some((n, _, end)) if *n == ns => *end = d as u32 + 1,
+                _ => namespace_runs.push((ns, d as u32, d as u32 + 1)),
+            }
+        }
         let parent = namespaces
             .iter()
             .map(|n| {
@@ -193,13 +202,18 @@ impl SearchIndex {
             skills,
             namespaces: ns_index,
             skill_namespace,
+            namespace_runs,
             parent,
         }
     }
 
     /// Approximate heap size in bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.skills.heap_bytes() + self.namespaces.heap_bytes() + self.skill_namespace.len() * 8
+        self.skills.heap_bytes()
+            + self.namespaces.heap_bytes()
+            + self.skill_namespace.len() * 4
+            + self.namespace_runs.len() * 12
+            + self.parent.len() * 4
     }
 }
 
@@ -549,16 +563,18 @@ fn search(
     // words count for them.
     let mut scored = scored;
     if ns_strength.iter().any(|&s| s >= NAMESPACE_MIN) {
-        for (d, &ns) in index.skill_namespace.iter().enumerate() {
+        for &(ns, start, end) in &index.namespace_runs {
             if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
                 continue;
             }
-            if !scored.seen[d] {
-                scored.seen[d] = true;
-                scored.touched.push(d as u32);
+            for d in start as usize..end as usize {
+                if !scored.seen[d] {
+                    scored.seen[d] = true;
+                    scored.touched.push(d as u32);
+                }
+                scored.full[d] |= ns_full[ns as usize];
+                scored.partial[d] |= ns_partial[ns as usize];
             }
-            scored.full[d] |= ns_full[ns as usize];
-            scored.partial[d] |= ns_partial[ns as usize];
         }
     }
 
