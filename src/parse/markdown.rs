@@ -259,58 +259,139 @@ mod tests {
 /// during a scan, for search, and must cost next to nothing. Setext headings
 /// are not seen; [`outline`] has the exact structure.
 pub fn quick_headings(body: &str) -> String {
-    const MAX_BYTES: usize = 2048;
+    let bytes = body.as_bytes();
     let mut out = String::new();
     let mut fence: Option<(u8, usize)> = None;
-    for line in body.split('\n') {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        if indent > 3 {
+    // Only lines whose first mark is one of `#`, `` ` ``, `~` can matter:
+    // jump from mark to mark, and look at a line only when its first mark
+    // opens it (after at most three spaces).
+    let mut from = 0;
+    while let Some(found) = memchr::memchr3(b'#', b'`', b'~', &bytes[from..]) {
+        let at = from + found;
+        let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        from = line_end;
+        let mut start = at;
+        while start > 0 && at - start < 4 && bytes[start - 1] == b' ' {
+            start -= 1;
+        }
+        if at - start > 3 || (start > 0 && bytes[start - 1] != b'\n') {
             continue;
         }
-        let rest = &line[indent..];
-        let first = match rest.as_bytes().first() {
-            Some(&b) => b,
-            None => continue,
-        };
-        if first == b'`' || first == b'~' {
-            let run = rest.bytes().take_while(|&b| b == first).count();
-            if run >= 3 {
-                match fence {
-                    None => fence = Some((first, run)),
-                    Some((c, n)) if c == first && run >= n && rest[run..].trim().is_empty() => {
-                        fence = None
-                    }
-                    Some(_) => {}
-                }
-            }
-            continue;
-        }
-        if first != b'#' || fence.is_some() {
-            continue;
-        }
-        let level = rest.bytes().take_while(|&b| b == b'#').count();
-        let text = &rest[level..];
-        if level > 6 || !(text.is_empty() || text.starts_with([' ', '\t'])) {
-            continue;
-        }
-        let text = text.trim().trim_end_matches('#').trim_end();
-        if text.is_empty() {
-            continue;
-        }
-        if out.len() + text.len() + 1 > MAX_BYTES {
+        if !heading_line(&body[at..line_end], &mut fence, &mut out) {
             break;
         }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(text);
     }
     out
+}
+
+/// One line of [`quick_headings`], from its first mark: track fences,
+/// collect a heading. False once the collected text is full.
+fn heading_line(rest: &str, fence: &mut Option<(u8, usize)>, out: &mut String) -> bool {
+    const MAX_BYTES: usize = 2048;
+    let first = rest.as_bytes()[0];
+    if first == b'`' || first == b'~' {
+        let run = rest.bytes().take_while(|&b| b == first).count();
+        if run >= 3 {
+            match *fence {
+                None => *fence = Some((first, run)),
+                Some((c, n)) if c == first && run >= n && rest[run..].trim().is_empty() => {
+                    *fence = None
+                }
+                Some(_) => {}
+            }
+        }
+        return true;
+    }
+    if fence.is_some() {
+        return true;
+    }
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    let text = &rest[level..];
+    if level > 6 || !(text.is_empty() || text.starts_with([' ', '\t'])) {
+        return true;
+    }
+    let text = text.trim().trim_end_matches('#').trim_end();
+    if text.is_empty() {
+        return true;
+    }
+    if out.len() + text.len() + 1 > MAX_BYTES {
+        return false;
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(text);
+    true
 }
 
 #[cfg(test)]
 mod quick_heading_tests {
     use super::quick_headings;
+    use proptest::prelude::*;
+
+    /// The plain line-by-line scan the fast one must agree with.
+    fn reference(body: &str) -> String {
+        const MAX_BYTES: usize = 2048;
+        let mut out = String::new();
+        let mut fence: Option<(u8, usize)> = None;
+        for line in body.split('\n') {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            if indent > 3 {
+                continue;
+            }
+            let rest = &line[indent..];
+            let first = match rest.as_bytes().first() {
+                Some(&b) => b,
+                None => continue,
+            };
+            if first == b'`' || first == b'~' {
+                let run = rest.bytes().take_while(|&b| b == first).count();
+                if run >= 3 {
+                    match fence {
+                        None => fence = Some((first, run)),
+                        Some((c, n)) if c == first && run >= n && rest[run..].trim().is_empty() => {
+                            fence = None
+                        }
+                        Some(_) => {}
+                    }
+                }
+                continue;
+            }
+            if first != b'#' || fence.is_some() {
+                continue;
+            }
+            let level = rest.bytes().take_while(|&b| b == b'#').count();
+            let text = &rest[level..];
+            if level > 6 || !(text.is_empty() || text.starts_with([' ', '\t'])) {
+                continue;
+            }
+            let text = text.trim().trim_end_matches('#').trim_end();
+            if text.is_empty() {
+                continue;
+            }
+            if out.len() + text.len() + 1 > MAX_BYTES {
+                break;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_a_line_by_line_scan(
+            lines in proptest::collection::vec(
+                "( {0,5})(#{0,8}|`{0,4}|~{0,4})( |\t)?[a-z #`~]{0,12}(\r)?",
+                0..40,
+            )
+        ) {
+            let body = lines.join("\n");
+            prop_assert_eq!(quick_headings(&body), reference(&body));
+        }
+    }
 
     #[test]
     fn finds_atx_headings_outside_fences() {
