@@ -350,15 +350,23 @@ impl Namespace {
 /// Collapse every run of whitespace (including newlines) into one space and
 /// trim the ends: the one-line form used in directories.
 pub fn one_line(text: &str) -> String {
-    // Most descriptions already are one line: ASCII with single spaces.
+    // Most descriptions already are one line: ASCII with single spaces
+    // inside, checked in one pass.
     let bytes = text.as_bytes();
-    // ASCII whitespace as `split_whitespace` sees it (vertical tab included).
-    let space = |b: &u8| b.is_ascii_whitespace() || *b == 0x0b;
-    let already = text.is_ascii()
-        && bytes.first().is_none_or(|b| !space(b))
-        && bytes.last().is_none_or(|b| !space(b))
-        && !bytes.windows(2).any(|w| w[0] == b' ' && w[1] == b' ')
-        && !bytes.iter().any(|b| space(b) && *b != b' ');
+    let mut already = bytes.first() != Some(&b' ') && bytes.last() != Some(&b' ');
+    let mut previous = 0u8;
+    for &b in bytes {
+        // Other ASCII whitespace (`split_whitespace` counts vertical tab
+        // too), a second space in a row, or any non-ASCII byte.
+        if b >= 0x80
+            || (b < b' ' && matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+            || (b == b' ' && previous == b' ')
+        {
+            already = false;
+            break;
+        }
+        previous = b;
+    }
     if already {
         return text.to_string();
     }
@@ -375,6 +383,14 @@ pub fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn one_line_is_the_words_joined_by_single_spaces(text in "[a b\t\n\r\u{b}\u{c}\u{3000}é]{0,12}") {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            proptest::prop_assert_eq!(one_line(&text), words.join(" "));
+        }
+    }
 
     #[test]
     fn one_line_collapses_whitespace() {
