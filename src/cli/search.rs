@@ -111,6 +111,14 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                         writeln!(out, "    {}", style.dim(&path))?;
                     }
                 }
+                if !results.unmatched_terms.is_empty() {
+                    let label = if search::select_list(&results.query).is_some() {
+                        "No skill named"
+                    } else {
+                        "Words that matched nothing"
+                    };
+                    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))?;
+                }
             }
             out.flush()?;
             if !results.no_match && !cli.global.quiet {

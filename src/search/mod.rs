@@ -508,6 +508,10 @@ impl Catalog {
     /// Rank the skills for `query`. The index is built on the first call
     /// and kept with this snapshot.
     pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
+        // `select:` names skills: no index needed.
+        if let Some(list) = select_list(query) {
+            return select(self, query, list, options.limit.max(1));
+        }
         search(self, self.search_index(), query, options)
     }
 }
@@ -521,9 +525,6 @@ fn search(
     let limit = options.limit.max(1);
     // A query is a few words; a runaway one is cut (at a character
     // boundary) so it costs what a long sentence costs, not more.
-    if let Some(list) = select_list(query) {
-        return select(catalog, query, list, limit);
-    }
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let pinned = named_skills(catalog, query);
     let plan = plan(&index.skills, query);
@@ -722,7 +723,8 @@ fn round(x: f32) -> f32 {
 }
 
 /// `select:a,b` → the listed names.
-fn select_list(query: &str) -> Option<&str> {
+/// The list of a `select:a,b` query.
+pub fn select_list(query: &str) -> Option<&str> {
     let q = query.trim();
     let (head, rest) = q.split_at_checked(7)?;
     head.eq_ignore_ascii_case("select:").then_some(rest)

@@ -89,6 +89,26 @@ fn select_returns_exactly_the_named_skills_in_order() {
 }
 
 #[test]
+fn the_text_answer_names_what_it_could_not_find() {
+    let answer = run(&["search", "select:git-bisect,no-such-skill"]);
+    assert_eq!(answer.code, 0, "{answer:?}");
+    assert!(answer.stdout.contains("git-bisect"), "{answer:?}");
+    assert!(
+        answer.stdout.contains("No skill named: no-such-skill"),
+        "{answer:?}"
+    );
+    let answer = run(&["search", "extract pdf text zzqxv"]);
+    assert_eq!(answer.code, 0, "{answer:?}");
+    assert!(answer.stdout.contains("pdf-extract"), "{answer:?}");
+    assert!(
+        answer.stdout.contains("Words that matched nothing: zzqxv"),
+        "{answer:?}"
+    );
+    let answer = run(&["search", "extract pdf text"]);
+    assert!(!answer.stdout.contains("matched nothing"), "{answer:?}");
+}
+
+#[test]
 fn a_query_with_no_answer_says_so() {
     let (run, json) = search_json(&["book a flight to Lisbon"]);
     assert_eq!(run.code, 1, "{run:?}");
