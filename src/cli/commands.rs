@@ -466,18 +466,20 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
     }
-    writeln!(out)?;
-    if counts.errors + counts.warnings == 0 {
-        writeln!(out, "{}", style.green("no problems found"))?;
-    } else {
-        writeln!(
-            out,
-            "{}, {} — run `skilldex lint` for details",
-            style.red(&plural(counts.errors, "error", "errors")),
-            style.yellow(&plural(counts.warnings, "warning", "warnings"))
-        )?;
-    }
     out.flush()?;
+    // The state of the catalog is a note, not part of the tree: stderr.
+    if !cli.global.quiet {
+        let style = Style::stderr(cli.global.color);
+        if counts.errors + counts.warnings == 0 {
+            eprintln!("{}", style.green("no problems found"));
+        } else {
+            eprintln!(
+                "{}, {} — run `skilldex lint` for details",
+                style.red(&plural(counts.errors, "error", "errors")),
+                style.yellow(&plural(counts.warnings, "warning", "warnings"))
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -343,20 +343,26 @@ impl<'a> Renderer<'a> {
                         .namespace(namespace)
                         .map(|n| n.description.clone())
                         .unwrap_or_default();
-                    let folder = entry
-                        .skill
-                        .dir()
-                        .parent()
-                        .map(|p| folder_path(p, options.paths, &base))
-                        .unwrap_or_default();
                     namespace_groups.push(Group {
                         label: namespace.clone(),
                         description,
                         entries: vec![index],
-                        path: folder,
+                        path: None,
                     });
                 }
             }
+        }
+        // A namespace can span roots: its folder is the one in the root of
+        // highest precedence (the one whose skills win name clashes).
+        for group in &mut namespace_groups {
+            let first = group
+                .entries
+                .iter()
+                .map(|&i| &entries[i])
+                .min_by_key(|e| e.skill.root);
+            group.path = first
+                .and_then(|e| e.skill.dir().parent())
+                .and_then(|p| folder_path(p, options.paths, &base));
         }
         let text_format = if options.format == Format::Json {
             Format::Markdown

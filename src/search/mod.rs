@@ -20,7 +20,6 @@ mod index;
 mod text;
 
 use crate::catalog::Catalog;
-use crate::model::Skill;
 use crate::query::render::display_path;
 use crate::query::PathStyle;
 use index::{FieldSpec, Inverted};
@@ -837,7 +836,7 @@ pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
         let s = &skills[hit.index];
         let tool = json!({
             "type": "function",
-            "name": tool_name(s),
+            "name": tool_name(&s.id),
             "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id)),
             "defer_loading": true,
             "parameters": {
@@ -879,24 +878,38 @@ pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
     )
 }
 
-/// A function name hosts accept (`[A-Za-z0-9_-]{1,64}`) for a skill id.
-fn tool_name(skill: &Skill) -> String {
-    let mut name: String = skill
-        .id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    name.truncate(64);
-    if name.is_empty() {
-        name.push_str("skill");
+/// A function name hosts accept (`[A-Za-z0-9_-]{1,64}`) for a skill id:
+/// the id itself when it fits; otherwise its ASCII letters (accents
+/// dropped: `café` → `cafe`) and a hash of the whole id, so that two
+/// skills never share a name (`数据-清洗` → `skill-1f0c…`).
+fn tool_name(id: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !id.is_empty() && id.len() <= 64 && id.chars().all(allowed) {
+        return id.to_string();
     }
-    name
+    let mut base = String::new();
+    for c in id.nfkd() {
+        if allowed(c) {
+            base.push(c);
+        } else if c == '/' || c == '.' || c.is_whitespace() {
+            base.push('_');
+        }
+        // Anything else (accents, other scripts) is left out; the hash
+        // keeps the name unique.
+    }
+    let base = base.trim_matches(|c| c == '_' || c == '-');
+    let base = if base.chars().any(|c| c.is_ascii_alphanumeric()) {
+        base
+    } else {
+        "skill"
+    };
+    let mut hash = crate::catalog::Fnv::new();
+    hash.write(id.as_bytes());
+    let suffix = format!("-{:010x}", hash.finish() >> 24);
+    // The base is ASCII: cut anywhere.
+    let keep = base.len().min(64 - suffix.len());
+    format!("{}{suffix}", &base[..keep])
 }
 
 /// Descriptions in tool schemas: at most 1,000 bytes, cut at a character
@@ -914,4 +927,44 @@ fn cap_description(text: &str) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tool_name;
+
+    #[test]
+    fn tool_names_are_valid_and_unique() {
+        let valid = |n: &str| {
+            (1..=64).contains(&n.len())
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        assert_eq!(tool_name("pdf-extract"), "pdf-extract");
+        assert_eq!(tool_name("snake_case-2"), "snake_case-2");
+        let long = "a".repeat(100);
+        let ids = [
+            "数据-清洗",
+            "文档-翻译",
+            "café-skill",
+            "cafe\u{301}-skill",
+            "docs/pdf-extract",
+            "docs/pdf-extract~2",
+            long.as_str(),
+            &long[..99],
+        ];
+        let names: Vec<String> = ids.iter().map(|id| tool_name(id)).collect();
+        for (id, name) in ids.iter().zip(&names) {
+            assert!(valid(name), "{id} → {name}");
+        }
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert!(names[2].starts_with("cafe-skill-"), "{}", names[2]);
+        assert!(names[0].starts_with("skill-"), "{}", names[0]);
+        assert!(names[4].starts_with("docs_pdf-extract-"), "{}", names[4]);
+        // The same id, the same name.
+        assert_eq!(tool_name("数据-清洗"), names[0]);
+    }
 }

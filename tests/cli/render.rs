@@ -422,7 +422,9 @@ fn list_shows_a_tree_and_respects_no_color() {
         "{out:?}"
     );
     assert!(out.stdout.contains(" tok\n"));
-    assert!(out.stdout.contains("no problems found"));
+    // The diagnostics summary is a note: stderr, not the tree.
+    assert!(out.stderr.contains("no problems found"), "{out:?}");
+    assert!(!out.stdout.contains("no problems found"), "{out:?}");
     assert!(!out.stdout.contains('\x1b'), "NO_COLOR is set: no escapes");
     let colored = run(&["list", "--color", "always"]);
     assert!(
@@ -541,4 +543,59 @@ fn closed_pipe_is_not_an_error() {
         .unwrap();
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+#[test]
+fn a_namespace_in_two_roots_points_at_the_folder_of_the_first_root() {
+    let temp = tempfile::tempdir().unwrap();
+    let first = temp.path().join("first");
+    let second = temp.path().join("second");
+    // `alpha` (second root) sorts before `zeta` (first root) in the
+    // namespace; the folder shown must still be the first root's.
+    write(&first, "ns/zeta/SKILL.md", skill_md("zeta", "Zeta things."));
+    write(
+        &second,
+        "ns/alpha/SKILL.md",
+        skill_md("alpha", "Alpha things."),
+    );
+    let out = run_in(
+        temp.path(),
+        &[
+            "render",
+            "--root",
+            "first",
+            "--root",
+            "second",
+            "--mode",
+            "namespaces",
+            "--paths",
+            "relative",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let json = out.json();
+    let paths: Vec<&str> = json["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["name"] == "ns")
+        .filter_map(|n| n["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["first/ns/"], "{}", out.stdout);
+    let text = run_in(
+        temp.path(),
+        &[
+            "render",
+            "--root",
+            "first",
+            "--root",
+            "second",
+            "--mode",
+            "namespaces",
+            "--paths",
+            "relative",
+        ],
+    );
+    assert!(text.stdout.contains("folder `first/ns/`"), "{text:?}");
 }
