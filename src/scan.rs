@@ -248,9 +248,9 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     // Symlinks are followed by hand rather than by the walker, which would
     // otherwise stat every entry: a symlinked folder found during a walk is
     // queued and walked afterwards, at its depth, once per real folder.
-    // Links are gathered per round and the shallowest, then first by path,
-    // wins each real folder, so the choice does not depend on which walker
-    // thread got there first.
+    // Links are gathered per round and the shallowest, then the one named
+    // like its folder, then first by path, wins each real folder, so the
+    // choice does not depend on which walker thread got there first.
     let mut linked = std::collections::HashSet::new();
     let mut links = Vec::new();
     let mut pending = vec![(start, 0usize)];
@@ -268,7 +268,14 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
         }
         let mut found =
             std::mem::take(&mut *shared.links.lock().unwrap_or_else(|e| e.into_inner()));
-        found.sort();
+        // Among links to one folder, a link named like the folder is the
+        // one whose path keeps a skill's name and folder in agreement.
+        found.sort_by(|a, b| {
+            let renamed = |(_, link, target): &(usize, PathBuf, PathBuf)| {
+                link.file_name() != target.file_name()
+            };
+            (a.0, renamed(a), &a.1, &a.2).cmp(&(b.0, renamed(b), &b.1, &b.2))
+        });
         for (depth, link, target) in found {
             if linked.insert(target.clone()) {
                 links.push(FollowedLink {

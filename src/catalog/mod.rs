@@ -279,9 +279,32 @@ impl Assembly {
         } else {
             HashSet::new()
         };
-        let mut seen_files = HashSet::new();
+        // One file reached through several paths (symlinked folders) is
+        // one skill: the first path in precedence order, or the first one
+        // whose folder carries the skill's name (the other paths would
+        // break the name rule for the same file).
+        let mut chosen: HashMap<scan::FileIdentity, usize> = HashMap::new();
+        let named = |file: &FoundSkill| {
+            !file
+                .findings
+                .iter()
+                .any(|f| f.code == crate::model::Code::NameMismatch)
+        };
+        for (index, file) in found.iter().enumerate() {
+            if let Some(identity) = file.identity {
+                match chosen.get(&identity) {
+                    None => {
+                        chosen.insert(identity, index);
+                    }
+                    Some(&first) if !named(found[first]) && named(file) => {
+                        chosen.insert(identity, index);
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
         let mut skills = Vec::with_capacity(found.len());
-        for file in found {
+        for (index, file) in found.into_iter().enumerate() {
             if any_lowercase
                 && !file.upper_case_name
                 && file
@@ -292,7 +315,7 @@ impl Assembly {
                 continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
             }
             if let Some(identity) = file.identity {
-                if !seen_files.insert(identity) {
+                if chosen.get(&identity) != Some(&index) {
                     continue; // The same file reached through another path.
                 }
             }

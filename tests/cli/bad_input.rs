@@ -991,3 +991,29 @@ fn strict_profile_adds_the_hosted_rules() {
         "claude-helper/SKILL.md"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn two_links_to_one_skill_keep_the_one_named_like_the_skill() {
+    let temp = tempfile::tempdir().unwrap();
+    let outside = temp.path().join("outside/ext-skill");
+    write(
+        &outside,
+        "SKILL.md",
+        skill_md("ext-skill", "An external skill."),
+    );
+    let root = temp.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    // `ext-again` sorts first, but only `ext-skill` carries the name.
+    std::os::unix::fs::symlink(&outside, root.join("ext-again")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("ext-skill")).unwrap();
+    let (run, diags) = lint(&root, "spec");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        !diags.iter().any(|d| d["code"] == "name-mismatch"),
+        "{diags:#?}"
+    );
+    let render = render(&root);
+    assert_eq!(ids(&render), ["ext-skill"]);
+    assert_eq!(skill(&render, "ext-skill")["path"], "ext-skill/SKILL.md");
+}
