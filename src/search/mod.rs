@@ -281,9 +281,16 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                     .iter()
                     .any(|s| index.term(s).is_some())
                 {
-                    // Unknown word (and not a known word's synonym): a near
-                    // spelling, else a completion. Either is a guess, so it
-                    // covers its query word only in part.
+                    // Unknown word (and not a known word's synonym): two
+                    // known words written together (`gitbisect`), else a
+                    // near spelling, else a completion. The last two are
+                    // guesses, so they cover their query word only in part.
+                    if let Some((left, right)) = split_joined(index, &term.surface) {
+                        expansions.push(Expansion::new(left, 0.8, mask, true));
+                        expansions.push(Expansion::new(right, 0.8, mask, true));
+                        unit.matched = true;
+                        continue;
+                    }
                     let mut near = index.near(&term.text, 2);
                     if near.is_empty() && term.surface != term.text {
                         near = index.near(&term.surface, 2);
@@ -389,6 +396,21 @@ struct Scored {
     /// has no unit bits, so the masks cannot tell).
     seen: Vec<bool>,
     touched: Vec<u32>,
+}
+
+/// `word` as two indexed words of three letters or more written together
+/// (`gitbisect`, `codereview`), the longest first word first.
+fn split_joined(index: &Inverted, word: &str) -> Option<(u32, u32)> {
+    if word.len() < 6 || !word.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    (3..=word.len() - 3).rev().find_map(|cut| {
+        let (a, b) = word.split_at(cut);
+        if text::is_stop_word(a) || text::is_stop_word(b) {
+            return None;
+        }
+        Some((index.term(&text::stem(a))?, index.term(&text::stem(b))?))
+    })
 }
 
 fn score(index: &Inverted, plan: &Plan) -> Scored {

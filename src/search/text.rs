@@ -372,9 +372,9 @@ fn token_pieces<F: FnMut(Piece<'_>) + ?Sized>(
         buffers.lower.push_str(token);
         buffers.lower.make_ascii_lowercase();
     } else {
-        buffers
-            .lower
-            .extend(token.chars().flat_map(char::to_lowercase));
+        for c in token.chars() {
+            fold(c, &mut buffers.lower);
+        }
     }
     buffers.parts.clear();
     let mut compound_worthy = token.contains('_');
@@ -453,6 +453,32 @@ fn token_pieces<F: FnMut(Piece<'_>) + ?Sized>(
                 offset,
             });
         }
+    }
+}
+
+/// Lower-case `c` into `out`, Latin letters without their accents and
+/// compatibility forms as their plain letters (`é` → `e`, fullwidth `ｇ`
+/// → `g`, `ﬁ` → `fi`), so that `cafe` finds `café` and the other way round.
+/// Letters of other scripts stay as they are (`й` is not `и`).
+fn fold(c: char, out: &mut String) {
+    use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+    let mut plain = [0u8; 4];
+    let mut len = 0;
+    let mut ascii = true;
+    decompose_compatible(c, |d| {
+        if d.is_ascii_alphanumeric() && len < plain.len() {
+            plain[len] = d.to_ascii_lowercase() as u8;
+            len += 1;
+        } else if !is_combining_mark(d) {
+            ascii = false;
+        }
+    });
+    if ascii && len > 0 {
+        for &b in &plain[..len] {
+            out.push(char::from(b));
+        }
+    } else {
+        out.extend(c.to_lowercase());
     }
 }
 
@@ -990,8 +1016,21 @@ mod tests {
         );
         assert_eq!(texts("HTTPServer"), ["http", "server", "httpserver"]);
         assert_eq!(texts("s3-presigned-urls"), ["s3", "presign", "url"]);
-        assert_eq!(texts("Ünïcode-Wörds"), ["ünïcode", "wörds"]);
+        assert_eq!(texts("Ünïcode-Wörds"), ["unicod", "word"]);
         assert_eq!(texts("k8s ec2"), ["k8s", "ec2"]);
+    }
+
+    #[test]
+    fn folds_accents_and_compatibility_forms() {
+        assert_eq!(
+            texts("Crème brûlée, naïve façade"),
+            texts("creme brulee, naive facade")
+        );
+        assert_eq!(texts("ｇｉｔ ｂｉｓｅｃｔ"), ["git", "bisect"]);
+        assert_eq!(texts("ﬁle"), ["file"]);
+        // Other scripts keep their letters.
+        assert_eq!(texts("йога"), ["йога"]);
+        assert_eq!(texts("Straße"), ["straße"]);
     }
 
     #[test]

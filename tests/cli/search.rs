@@ -604,3 +604,32 @@ fn a_broken_skill_is_reported_and_the_rest_still_searched() {
     let r = run_in(root, &["search", "--root", root_s, "--limit", "0", "git"]);
     assert_eq!(r.code, 2, "{r:?}");
 }
+
+#[test]
+fn joined_words_and_accents_are_found() {
+    // Two words written together, as in a hyphenated name typed without
+    // the hyphen.
+    let (first, json) = search_json(&["gitbisect"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(ids(&json)[0], "git-bisect");
+    let (_, json) = search_json(&["dockerfilehardening"]);
+    assert_eq!(ids(&json)[0], "dockerfile-hardening");
+    // Accents and fullwidth letters fold to their plain letters, both ways.
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "cafe-menu/SKILL.md",
+        skill_md(
+            "cafe-menu",
+            "Writes the crème brûlée menu of a café with a naïve façade. Use when a menu is needed.",
+        ),
+    );
+    let root = temp.path().to_str().unwrap();
+    for query in ["facade", "creme brulee", "naive", "ｃａｆé menu"] {
+        let answer = run(&["search", "--json", "--root", root, query]);
+        assert_eq!(answer.code, 0, "{query}: {answer:?}");
+        assert_eq!(ids(&answer.json()), ["cafe-menu"], "{query}");
+    }
+    let answer = run(&["search", "--json", "--root", root, "façade"]);
+    assert_eq!(ids(&answer.json()), ["cafe-menu"]);
+}
