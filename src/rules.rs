@@ -280,16 +280,18 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
     let name = match fields.name.as_deref().map(str::trim) {
         Some(name) if !name.is_empty() => name,
         _ => {
-            findings.push(Finding::new(
-                Code::NameMissing,
-                if fields.positions.contains_key("name") {
-                    position
-                } else {
-                    Position::START
-                },
+            let present = fields.positions.contains_key("name");
+            let message = if present {
+                format!("`name` is empty; the folder name is used — set `name: {folder}`")
+            } else {
                 format!(
                     "no `name` in the front matter; the folder name is used — add `name: {folder}`"
-                ),
+                )
+            };
+            findings.push(Finding::new(
+                Code::NameMissing,
+                if present { position } else { Position::START },
+                message,
             ));
             return;
         }

@@ -155,7 +155,14 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if let Some(budget) = budget {
-            let collapsed_namespaces = rendered.namespaces.iter().filter(|n| n.collapsed).count();
+            // Collapsed namespaces still shown as one line, and their skills;
+            // the skills of namespaces left out are not shown at all.
+            let lines: Vec<_> = rendered
+                .namespaces
+                .iter()
+                .filter(|n| n.collapsed && n.listed)
+                .collect();
+            let in_lines: usize = lines.iter().map(|n| n.skills).sum();
             let unlisted = rendered.namespaces.iter().filter(|n| !n.listed).count();
             let mut parts = Vec::new();
             if rendered.shortened > 0 {
@@ -164,17 +171,22 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     plural(rendered.shortened, "description", "descriptions")
                 ));
             }
-            if rendered.collapsed_count > 0 {
+            if in_lines > 0 {
                 parts.push(format!(
                     "{} shown only as {}",
-                    plural(rendered.collapsed_count, "skill", "skills"),
-                    plural(collapsed_namespaces, "namespace line", "namespace lines")
+                    plural(in_lines, "skill", "skills"),
+                    plural(lines.len(), "namespace line", "namespace lines")
                 ));
             }
             if unlisted > 0 {
                 parts.push(format!(
-                    "{} left out (the closing line says how to list them)",
-                    plural(unlisted, "namespace", "namespaces")
+                    "{} left out with their {} (the closing line says how to list them)",
+                    plural(unlisted, "namespace", "namespaces"),
+                    plural(
+                        rendered.collapsed_count.saturating_sub(in_lines),
+                        "skill",
+                        "skills"
+                    )
                 ));
             }
             if !rendered.fits {

@@ -1017,3 +1017,16 @@ fn two_links_to_one_skill_keep_the_one_named_like_the_skill() {
     assert_eq!(ids(&render), ["ext-skill"]);
     assert_eq!(skill(&render, "ext-skill")["path"], "ext-skill/SKILL.md");
 }
+
+#[test]
+fn an_empty_name_is_called_empty_where_it_is_written() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "blank/SKILL.md",
+        "---\nname: \"\"\ndescription: Does a thing. Use when a thing is needed.\n---\nBody\n",
+    );
+    let (_, diags) = lint(temp.path(), "spec");
+    let d = only(&diags, "blank/SKILL.md", "name-missing");
+    check(d, "error", 2, Some(7), &["`name` is empty", "name: blank"]);
+}

@@ -599,3 +599,25 @@ fn a_namespace_in_two_roots_points_at_the_folder_of_the_first_root() {
     );
     assert!(text.stdout.contains("folder `first/ns/`"), "{text:?}");
 }
+
+#[test]
+fn the_budget_note_counts_what_is_shown() {
+    // The bundled catalog in 100 tokens: no namespace line fits, so none is
+    // claimed to be shown.
+    let tiny = run(&["render", "--budget-tokens", "100"]);
+    assert_eq!(tiny.code, 0, "{tiny:?}");
+    assert!(
+        tiny.stderr
+            .contains("5 namespaces left out with their 15 skills"),
+        "{tiny:?}"
+    );
+    assert!(!tiny.stderr.contains("shown only as"), "{tiny:?}");
+    let small = run(&["render", "--budget-tokens", "400"]);
+    assert!(
+        small
+            .stderr
+            .contains("12 skills shown only as 4 namespace lines"),
+        "{small:?}"
+    );
+    assert!(!small.stderr.contains("left out"), "{small:?}");
+}
