@@ -104,6 +104,9 @@ pub enum GrepError {
     UnknownNamespace(String),
 }
 
+/// The settings a searcher is built from (see `searcher`).
+type SearcherKey = (usize, usize, Option<u64>);
+
 /// Files searched together before results are merged in order.
 const BATCH: usize = 512;
 
@@ -202,9 +205,9 @@ struct ScanSearchInner {
 }
 
 thread_local! {
-    /// One searcher per walker thread, rebuilt only when the context
-    /// settings change (a searcher owns a 64 KiB buffer).
-    static SEARCHER: std::cell::RefCell<Option<((usize, usize), Searcher)>> =
+    /// One searcher per walker thread, rebuilt only when the context or
+    /// count settings change (a searcher owns a 64 KiB buffer).
+    static SEARCHER: std::cell::RefCell<Option<(SearcherKey, Searcher)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -225,7 +228,11 @@ impl ScanSearch {
         let inner = std::sync::Arc::clone(&self.inner);
         std::sync::Arc::new(move |file: crate::scan::VisitedFile<'_>| {
             let request = &inner.request;
-            let key = (request.before_context, request.after_context);
+            let key = (
+                request.before_context,
+                request.after_context,
+                request.max_count,
+            );
             let found = SEARCHER.with(|cell| {
                 let mut cell = cell.borrow_mut();
                 if cell.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -370,6 +377,10 @@ fn searcher(request: &GrepRequest) -> Searcher {
         .line_number(true)
         .before_context(request.before_context)
         .after_context(request.after_context)
+        // The searcher counts, not the sink: past the last counted match it
+        // still gives the after-context, as `rg -m N -A M` prints it (a line
+        // there that matches is reported as a match, as `rg` does).
+        .max_matches(request.max_count)
         .binary_detection(BinaryDetection::quit(0))
         .build()
 }
@@ -460,7 +471,6 @@ fn search_source(
     let mut sink = Collect {
         lines: Vec::new(),
         matches: 0,
-        max_count: request.max_count,
         files_only: request.files_with_matches,
     };
     match source {
@@ -493,7 +503,6 @@ fn search_file(
 struct Collect {
     lines: Vec<GrepLine>,
     matches: usize,
-    max_count: Option<u64>,
     files_only: bool,
 }
 
@@ -526,7 +535,7 @@ impl Sink for Collect {
             self.lines.push(self.line(LineKind::Match, number, line));
             number = number.map(|n| n + 1);
         }
-        Ok(self.max_count.is_none_or(|max| (self.matches as u64) < max))
+        Ok(true)
     }
 
     fn context(
