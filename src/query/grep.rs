@@ -4,8 +4,10 @@
 //!
 //! Each file belongs to exactly one skill: the one whose folder is its
 //! nearest ancestor, so a nested skill's files are its own and not its
-//! parent's. Files are searched in parallel in batches and results are kept
-//! in catalog order, so the same catalog always gives the same answer.
+//! parent's. A file a skill reaches twice (a symlink to a folder or file
+//! of the same skill) is answered once, under its path without a link.
+//! Files are searched in parallel in batches and results are kept in
+//! catalog order, so the same catalog always gives the same answer.
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
@@ -103,6 +105,9 @@ pub enum GrepError {
     #[error("no namespace `{0}` — `skilldex list` shows the namespaces")]
     UnknownNamespace(String),
 }
+
+/// The settings a searcher is built from (see `searcher`).
+type SearcherKey = (usize, usize, Option<u64>);
 
 /// Files searched together before results are merged in order.
 const BATCH: usize = 512;
@@ -202,9 +207,9 @@ struct ScanSearchInner {
 }
 
 thread_local! {
-    /// One searcher per walker thread, rebuilt only when the context
-    /// settings change (a searcher owns a 64 KiB buffer).
-    static SEARCHER: std::cell::RefCell<Option<((usize, usize), Searcher)>> =
+    /// One searcher per walker thread, rebuilt only when the context or
+    /// count settings change (a searcher owns a 64 KiB buffer).
+    static SEARCHER: std::cell::RefCell<Option<(SearcherKey, Searcher)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -225,7 +230,11 @@ impl ScanSearch {
         let inner = std::sync::Arc::clone(&self.inner);
         std::sync::Arc::new(move |file: crate::scan::VisitedFile<'_>| {
             let request = &inner.request;
-            let key = (request.before_context, request.after_context);
+            let key = (
+                request.before_context,
+                request.after_context,
+                request.max_count,
+            );
             let found = SEARCHER.with(|cell| {
                 let mut cell = cell.borrow_mut();
                 if cell.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -274,7 +283,9 @@ impl ScanSearch {
             .enumerate()
             .map(|(order, s)| (s.id.as_str(), order))
             .collect();
-        let mut per_skill: Vec<Vec<(bool, String, FileMatches)>> = vec![Vec::new(); selected.len()];
+        let mut per_skill: Vec<Vec<SkillHit>> = vec![Vec::new(); selected.len()];
+        // Each selected skill's real folder, by answer order, found the
+        // first time one of its files is reached through a link.
         let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
         for (path, through_link, mut found) in hits {
             let Some(owner) = owner_of(&path, &folders) else {
@@ -284,18 +295,18 @@ impl ScanSearch {
             let Some(&order) = wanted.get(skill.id.as_str()) else {
                 continue;
             };
+            let mut real_path = None;
             if through_link {
                 // Same rule as `read`: the real file must be inside the
                 // skill's real folder.
                 let real_folder = real_folders
-                    .entry(owner)
+                    .entry(order)
                     .or_insert_with(|| skill.dir().canonicalize().ok());
-                let inside = match (real_folder.as_deref(), path.canonicalize()) {
-                    (Some(folder), Ok(real)) => real.starts_with(folder),
-                    _ => false,
-                };
-                if !inside {
-                    continue;
+                match (real_folder.as_deref(), path.canonicalize()) {
+                    (Some(folder), Ok(real)) if real.starts_with(folder) => {
+                        real_path = Some(real);
+                    }
+                    _ => continue,
                 }
             }
             // The path inside the skill folder: the bytes after the folder
@@ -308,15 +319,23 @@ impl ScanSearch {
             };
             found.skill = skill.id.clone();
             found.path = relative.clone();
-            per_skill[order].push((path != skill.path, relative, found));
+            per_skill[order].push(SkillHit {
+                other_file: path != skill.path,
+                relative,
+                real_path,
+                found,
+            });
         }
         let mut result = GrepResult::default();
-        for mut files in per_skill {
+        for (order, mut files) in per_skill.into_iter().enumerate() {
+            if let Some(Some(real_folder)) = real_folders.get(&order) {
+                once_per_real_file(&mut files, real_folder);
+            }
             // The skill file first, then the others by path.
-            files.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            files.sort_by(|a, b| (a.other_file, &a.relative).cmp(&(b.other_file, &b.relative)));
             if add_in_order(
                 &mut result,
-                files.into_iter().map(|(_, _, f)| Some(f)),
+                files.into_iter().map(|hit| Some(hit.found)),
                 request,
             ) {
                 break;
@@ -324,6 +343,36 @@ impl ScanSearch {
         }
         Ok(result)
     }
+}
+
+/// A file of one skill with matches, as `ScanSearch::finish` orders them.
+#[derive(Debug, Clone)]
+struct SkillHit {
+    /// Not the skill's own `SKILL.md` (which is answered first).
+    other_file: bool,
+    /// The path inside the skill folder, as the walk reached the file.
+    relative: String,
+    /// The real path, for a file reached through a symlink.
+    real_path: Option<PathBuf>,
+    found: FileMatches,
+}
+
+/// Keep one hit per real file of a skill whose folder is `real_folder`: a
+/// symlink to a folder or file of the same skill makes the walk reach a
+/// file twice. The path without a symlink in it is kept; when every path
+/// goes through one, the smallest. A file reached once keeps its path, and
+/// nothing here widens what counts as inside the skill.
+fn once_per_real_file(hits: &mut Vec<SkillHit>, real_folder: &Path) {
+    // A file reached without a link sits at `real_folder/relative`.
+    let on_disk = |hit: &SkillHit| real_folder.join(&hit.relative);
+    let through_link = |hit: &SkillHit| {
+        hit.real_path
+            .as_ref()
+            .is_some_and(|real| *real != on_disk(hit))
+    };
+    hits.sort_by_cached_key(|hit| (through_link(hit), hit.relative.clone()));
+    let mut seen = std::collections::HashSet::new();
+    hits.retain(|hit| seen.insert(hit.real_path.clone().unwrap_or_else(|| on_disk(hit))));
 }
 
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
@@ -370,6 +419,10 @@ fn searcher(request: &GrepRequest) -> Searcher {
         .line_number(true)
         .before_context(request.before_context)
         .after_context(request.after_context)
+        // The searcher counts, not the sink: past the last counted match it
+        // still gives the after-context, as `rg -m N -A M` prints it (a line
+        // there that matches is reported as a match, as `rg` does).
+        .max_matches(request.max_count)
         .binary_detection(BinaryDetection::quit(0))
         .build()
 }
@@ -460,7 +513,6 @@ fn search_source(
     let mut sink = Collect {
         lines: Vec::new(),
         matches: 0,
-        max_count: request.max_count,
         files_only: request.files_with_matches,
     };
     match source {
@@ -493,7 +545,6 @@ fn search_file(
 struct Collect {
     lines: Vec<GrepLine>,
     matches: usize,
-    max_count: Option<u64>,
     files_only: bool,
 }
 
@@ -526,7 +577,7 @@ impl Sink for Collect {
             self.lines.push(self.line(LineKind::Match, number, line));
             number = number.map(|n| n + 1);
         }
-        Ok(self.max_count.is_none_or(|max| (self.matches as u64) < max))
+        Ok(true)
     }
 
     fn context(

@@ -5,6 +5,7 @@ mod bad_input;
 mod catalog;
 mod config;
 mod disclosure;
+mod grep;
 mod live;
 mod mcp;
 mod properties;

@@ -1,0 +1,234 @@
+//! `grep`: `--max-count` with context as `rg` answers it, and files reached
+//! twice inside one skill (through a symlink) answered once.
+
+use super::*;
+
+/// One skill whose `SKILL.md` and `notes.md` each match `Steps` twice.
+fn steps_catalog() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "steps/SKILL.md",
+        "---\nname: steps\ndescription: A guide to follow. Use when testing grep.\n---\n\
+\n## Steps\n\nFirst step.\n\n## More Steps\n\nLast step.\n",
+    );
+    write(
+        &root,
+        "steps/notes.md",
+        "Steps one\nSteps two\nafter two\nthird line\n",
+    );
+    temp
+}
+
+fn grep_in(temp: &tempfile::TempDir, extra: &[&str]) -> Run {
+    let root = temp.path().join("root");
+    let root = root.to_str().unwrap();
+    let mut args = vec!["grep", "--root", root];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn json_lines(out: &Run) -> Vec<serde_json::Value> {
+    out.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{out:?}")))
+        .collect()
+}
+
+#[test]
+fn max_count_keeps_the_after_context_of_the_last_counted_match() {
+    let temp = steps_catalog();
+    // As `rg -m1 -A1 Steps`: the first match of each file and the line
+    // after it; a line of that context that matches is shown as a match.
+    let out = grep_in(&temp, &["-A", "1", "-m", "1", "Steps"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "steps/SKILL.md:6:## Steps\n\
+steps/SKILL.md-7-\n\
+steps/notes.md:1:Steps one\n\
+steps/notes.md:2:Steps two\n"
+    );
+    // As `rg -m1 -C1 First`: the before-context too.
+    let around = grep_in(&temp, &["-C", "1", "-m", "1", "First"]);
+    assert_eq!(
+        around.stdout, "steps/SKILL.md-7-\nsteps/SKILL.md:8:First step.\nsteps/SKILL.md-9-\n",
+        "{around:?}"
+    );
+    // More context than lines left ends with the file.
+    let long = grep_in(&temp, &["-A", "3", "-m", "1", "--skill", "steps", "one"]);
+    assert_eq!(
+        long.stdout,
+        "steps/notes.md:1:Steps one\n\
+steps/notes.md-2-Steps two\n\
+steps/notes.md-3-after two\n\
+steps/notes.md-4-third line\n",
+        "{long:?}"
+    );
+    // Without context, -m still stops at the count.
+    let plain = grep_in(&temp, &["-m", "1", "Steps"]);
+    assert_eq!(
+        plain.stdout,
+        "steps/SKILL.md:6:## Steps\nsteps/notes.md:1:Steps one\n"
+    );
+}
+
+#[test]
+fn max_count_after_context_in_json() {
+    let temp = steps_catalog();
+    let out = grep_in(&temp, &["--json", "-A", "1", "-m", "1", "First"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines = json_lines(&out);
+    let shape: Vec<(String, u64, String)> = lines
+        .iter()
+        .filter(|l| l["type"] != "summary")
+        .map(|l| {
+            (
+                l["type"].as_str().unwrap().to_string(),
+                l["line"].as_u64().unwrap(),
+                l["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("match".to_string(), 8, "First step.".to_string()),
+            ("context".to_string(), 9, String::new()),
+        ]
+    );
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["matches"], 1);
+    assert_eq!(summary["truncated"], false);
+}
+
+/// `tools/linked`: `refs/a.md`, a folder link `inner -> refs`, a file link
+/// `alias.md -> refs/a.md`, a link `away -> ../../outside` that leaves the
+/// skill, and a link to the skill's own `SKILL.md`.
+#[cfg(unix)]
+fn linked_catalog() -> tempfile::TempDir {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    let skill = root.join("tools/linked");
+    write(
+        &root,
+        "tools/linked/SKILL.md",
+        skill_md("linked", "Links inside. Use when testing grep."),
+    );
+    write(&skill, "refs/a.md", "some text here\nmore text\n");
+    write(temp.path(), "outside/secret.md", "some text outside\n");
+    symlink("refs", skill.join("inner")).unwrap();
+    symlink("refs/a.md", skill.join("alias.md")).unwrap();
+    symlink("SKILL.md", skill.join("zz-skill.md")).unwrap();
+    symlink("../../../outside", skill.join("away")).unwrap();
+    temp
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_reached_twice_in_a_skill_is_searched_once() {
+    let temp = linked_catalog();
+    let out = grep_in(&temp, &["some text"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    // Under its path without a symlink; the link that leaves the skill is
+    // still not searched.
+    assert_eq!(out.stdout, "linked/refs/a.md:1:some text here\n");
+    let json = grep_in(&temp, &["--json", "text"]);
+    let lines = json_lines(&json);
+    let paths: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "match")
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["refs/a.md", "refs/a.md"], "{json:?}");
+    assert_eq!(lines.last().unwrap()["matches"], 2);
+    assert_eq!(lines.last().unwrap()["files"], 1);
+    let files = grep_in(&temp, &["-l", "text|Do the thing"]);
+    assert_eq!(
+        files.stdout, "linked/SKILL.md\nlinked/refs/a.md\n",
+        "{files:?}"
+    );
+    // The skill file wins over a link to it.
+    let own = grep_in(&temp, &["Do the thing"]);
+    assert_eq!(own.stdout, "linked/SKILL.md:8:Do the thing.\n", "{own:?}");
+    // `--max-results` counts the file once.
+    let capped = grep_in(&temp, &["--json", "--max-results", "2", "text"]);
+    let capped = json_lines(&capped);
+    assert_eq!(capped.last().unwrap()["truncated"], false);
+}
+
+#[cfg(unix)]
+#[test]
+fn show_and_read_list_a_file_reached_twice_once() {
+    let temp = linked_catalog();
+    let root = temp.path().join("root");
+    let root = root.to_str().unwrap();
+    let show = run(&["show", "linked", "--json", "--root", root]);
+    assert_eq!(show.code, 0, "{show:?}");
+    let listed: Vec<(String, String)> = show.json()["sub_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let read = run(&["read", "linked", "--json", "--root", root]);
+    assert_eq!(read.code, 0, "{read:?}");
+    let read_listed: Vec<String> = read.json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    for paths in [
+        listed.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
+        read_listed,
+    ] {
+        // Links are named as links, never walked into.
+        assert_eq!(
+            paths,
+            ["alias.md", "away", "inner", "refs/a.md", "zz-skill.md"],
+            "{show:?}"
+        );
+    }
+    for (path, kind) in &listed {
+        let expected = if path == "refs/a.md" {
+            "markdown"
+        } else {
+            "symlink"
+        };
+        assert_eq!(kind, expected, "{path}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn library_grep_agrees_with_the_scan_search_on_linked_files() {
+    let temp = linked_catalog();
+    let root = temp.path().join("root");
+    let request = skilldex::query::GrepRequest {
+        pattern: "text|thing".into(),
+        after_context: 1,
+        max_count: Some(1),
+        ..Default::default()
+    };
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    let two_pass = skilldex::query::grep(&catalog, &request).unwrap();
+    let search = skilldex::query::grep::ScanSearch::new(&request).unwrap();
+    let scanned = skilldex::CatalogBuilder::new([&root])
+        .file_visitor(search.visitor())
+        .build()
+        .unwrap();
+    let one_pass = search.finish(&scanned).unwrap();
+    let paths: Vec<&str> = one_pass.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["SKILL.md", "refs/a.md"], "{one_pass:?}");
+    assert_eq!(one_pass.files[1].lines.len(), 2, "{one_pass:?}");
+    assert_eq!(two_pass, one_pass);
+}
