@@ -260,6 +260,71 @@ fn large_reads_are_cut_with_a_continuation() {
 }
 
 #[test]
+fn a_file_over_the_size_limit_is_described_truly() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    let filler: String = (1..=3_000)
+        .map(|i| format!("Line {i} of a body that is far too long for one file.\n"))
+        .collect();
+    write(
+        &root,
+        "big/heavy/SKILL.md",
+        format!("---\nname: heavy\ndescription: Heavy. Use when heavy.\n---\n# Heavy\n\n{filler}The very last line.\n"),
+    );
+    write(
+        &root,
+        "big/medium/SKILL.md",
+        format!(
+            "---\nname: medium\ndescription: Medium. Use when medium.\n---\n# Medium\n\n{}",
+            &filler[..2_000]
+        ),
+    );
+    let message = |skill: &str, extra: &[&str]| {
+        let (_, diagnostics) = lint_json(&root, extra);
+        let found = diagnostics
+            .iter()
+            .find(|d| d["code"] == "file-too-large" && d["path"].as_str().unwrap().contains(skill))
+            .unwrap_or_else(|| panic!("no file-too-large for {skill}: {diagnostics:#?}"));
+        found["message"].as_str().unwrap().to_string()
+    };
+    // Larger than the head the scan reads: only the head was scanned.
+    let head_only = message("heavy", &["--max-file-bytes", "100000"]);
+    assert!(
+        !head_only.contains("only its front matter was read"),
+        "{head_only}"
+    );
+    for part in [
+        "the limit is 100,000",
+        "when scanning, the catalog read only its head (the front matter)",
+        "split the body into reference files",
+        "--max-file-bytes",
+    ] {
+        assert!(head_only.contains(part), "{part}: {head_only}");
+    }
+    // Smaller than that head: the whole file was scanned; no claim otherwise.
+    let read_whole = message("medium", &["--max-file-bytes", "1000"]);
+    assert!(!read_whole.contains("only its head"), "{read_whole}");
+    assert!(
+        read_whole.contains("split the body into reference files"),
+        "{read_whole}"
+    );
+    // And `read` shows the whole body, as the message now lets one expect.
+    let root_s = root.to_str().unwrap();
+    let body = run(&[
+        "read",
+        "--root",
+        root_s,
+        "--max-file-bytes",
+        "100000",
+        "heavy",
+        "--max-tokens",
+        "1000000",
+    ]);
+    assert_eq!(body.code, 0, "{body:?}");
+    assert!(body.stdout.contains("The very last line."), "{body:?}");
+}
+
+#[test]
 fn binary_is_refused_and_invalid_utf8_shown_lossily() {
     let temp = catalog();
     let binary = read(&temp, &["guide/assets/logo.bin"]);
