@@ -799,11 +799,18 @@ fn read_skill_file(
         options.check_bodies,
     );
     if size > max_file_bytes {
+        // `read`, `show` and `grep` still open the whole file; only the scan
+        // stops at the head, and only when the file is larger than that head.
+        let scanned = if partial {
+            "when scanning, the catalog read only its head (the front matter), so the body's length and links were not checked; "
+        } else {
+            ""
+        };
         parsed.findings.push(Finding::new(
             Code::FileTooLarge,
             Position::START,
             format!(
-                "file is {} bytes; the limit is {} — only its front matter was read; move detail into reference files next to it (or raise --max-file-bytes)",
+                "file is {} bytes; the limit is {} — {scanned}split the body into reference files next to it and link them from it (or raise --max-file-bytes)",
                 crate::rules::thousands(size as usize),
                 crate::rules::thousands(max_file_bytes as usize)
             ),

@@ -69,7 +69,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
         },
         ToolDefinition {
             name: READ_SKILL,
-            description: "Read a skill: its instructions (the body of SKILL.md), one section of it, a range of lines, or one of the skill's other files. Read a skill before doing the task it describes. Long answers are cut at about 5,000 tokens and end with the start_line to continue from.",
+            description: "Read a skill: its instructions (the body of SKILL.md), one section of it, a range of lines, or one of the skill's other files. Read a skill before doing the task it describes. Long answers are cut at about 5,000 tokens and end with the start_line (and, inside a section or range, the end_line) to continue with.",
             input_schema: object(
                 json!({
                     "name": string("The skill's name (or `namespace/name` when the directory shows it that way)."),
@@ -341,7 +341,7 @@ pub fn read_skill(
             return Ok(answer);
         }
     }
-    if name.trim().is_empty() {
+    if query::read::is_blank_target(name) {
         return Ok(ToolAnswer::error(
             "`name` is empty — pass a skill name from the directory or from search_skills",
         ));
@@ -409,9 +409,13 @@ pub fn read_skill(
         text.push('\n');
     }
     if let Some(next) = &result.next {
-        let next_line = next.trim_end_matches(':');
+        // `A:` continues to the end of the file, `A:B` inside a section or range.
+        let (next_start, next_end) = next.split_once(':').unwrap_or((next, ""));
         let mut call =
-            json!({"name": result.skill, "start_line": next_line.parse::<u64>().unwrap_or(0)});
+            json!({"name": result.skill, "start_line": next_start.parse::<u64>().unwrap_or(0)});
+        if let Ok(end) = next_end.parse::<u64>() {
+            call["end_line"] = end.into();
+        }
         if result.path != "SKILL.md" {
             call["path"] = result.path.clone().into();
         }
@@ -434,6 +438,18 @@ fn read_error_text(error: &ReadError) -> String {
                 " — find skills with search_skills",
             )
         }
+        ReadError::Section { .. } => error
+            .section_message_with(&|candidate| {
+                if candidate.slug_selects {
+                    format!("section `{}`", candidate.slug)
+                } else {
+                    format!(
+                        "start_line {}, end_line {}",
+                        candidate.line, candidate.end_line
+                    )
+                }
+            })
+            .unwrap_or_else(|| error.to_string()),
         _ => error.to_string(),
     }
 }
@@ -592,5 +608,61 @@ mod tests {
             "read_skill: argument `name` must be a string, not the number 3"
         );
         assert!(Arguments::new("nope", &map).is_err());
+    }
+
+    fn read_with(catalog: &Catalog, arguments: Value) -> ToolAnswer {
+        let map: Map<String, Value> = serde_json::from_value(arguments).unwrap();
+        read_skill(catalog, &Arguments::new(READ_SKILL, &map).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_cut_section_continues_inside_it_and_repeated_headings_are_named() {
+        let temp = tempfile::tempdir().unwrap();
+        let steps: String = (1..=1_500)
+            .map(|i| format!("{i}. step number {i} of the procedure\n"))
+            .collect();
+        let folder = temp.path().join("procedure");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: procedure\ndescription: Steps. Use when following steps.\n---\n# Procedure\n\n## Steps\n\n{steps}\n## After\n\nNot a step.\n\n## Steps\n\nAgain.\n"),
+        )
+        .unwrap();
+        let catalog = crate::CatalogBuilder::new([temp.path()]).build().unwrap();
+        let first = read_with(&catalog, json!({"name": "procedure", "section": "steps-1"}));
+        assert!(!first.is_error, "{}", first.text);
+        assert!(first.text.contains("Again."), "{}", first.text);
+        let first = read_with(&catalog, json!({"name": "procedure", "section": "steps"}));
+        assert!(first.is_error, "{}", first.text);
+        assert!(
+            first
+                .text
+                .contains("## Steps  (start_line 7, end_line 1509)")
+                && first.text.contains("## Steps  (section `steps-1`)"),
+            "{}",
+            first.text
+        );
+        // Read the long one by the lines offered; every continuation stays
+        // inside them.
+        let mut answer = read_with(
+            &catalog,
+            json!({"name": "procedure", "start_line": 7, "end_line": 1509}),
+        );
+        let mut chunks = 1;
+        while let Some(call) = answer.text.split("continue with read_skill ").nth(1) {
+            let call: Value = serde_json::from_str(call.trim().trim_end_matches(']')).unwrap();
+            assert_eq!(call["end_line"], 1509, "{call}");
+            answer = read_with(&catalog, call);
+            assert!(!answer.is_error, "{}", answer.text);
+            chunks += 1;
+            assert!(chunks < 10, "{}", answer.text);
+        }
+        assert!(chunks > 1);
+        assert!(
+            answer.text.contains("1500. step number 1500"),
+            "{}",
+            answer.text
+        );
+        assert!(!answer.text.contains("## After"), "{}", answer.text);
     }
 }

@@ -495,8 +495,24 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A skill name that is empty (or only slashes and spaces) is a usage
+/// error, not an unknown skill: exit 2 with what to pass instead.
+#[allow(clippy::print_stderr)]
+fn refuse_blank_name(name: &str, command: &str) -> Option<ExitCode> {
+    if !query::read::is_blank_target(name) {
+        return None;
+    }
+    eprintln!(
+        "skilldex: the skill name is empty — `skilldex {command} NAME` needs the name of a skill (`skilldex list` shows them)"
+    );
+    Some(ExitCode::from(2))
+}
+
 #[allow(clippy::print_stderr)]
 fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    if let Some(code) = refuse_blank_name(&args.name, "show") {
+        return Ok(code);
+    }
     tokens::warm_up();
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
     let Some(skill) = catalog.get(&args.name) else {
@@ -672,6 +688,9 @@ fn human_bytes(bytes: u64) -> String {
 #[allow(clippy::print_stderr)]
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     use crate::query::ReadError;
+    if let Some(code) = refuse_blank_name(&args.target, "read") {
+        return Ok(code);
+    }
     let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
     let request = query::ReadRequest {
         target: args.target.clone(),
@@ -683,6 +702,37 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let result = match query::read(&catalog, &request) {
         Ok(result) => result,
         Err(error) => {
+            // A section that names no heading or several is still an
+            // answer an agent reads as data: which headings to pick from.
+            if let (
+                true,
+                ReadError::Section {
+                    skill,
+                    path,
+                    heading,
+                    matches,
+                    ..
+                },
+            ) = (args.json, &error)
+            {
+                let candidates = error.section_candidates().unwrap_or_default();
+                write_json(&serde_json::json!({
+                    "skill": skill,
+                    "path": path,
+                    "section": heading,
+                    "error": if matches.is_empty() { "unknown section" } else { "ambiguous section" },
+                    "candidates": candidates,
+                }))?;
+                if matches.is_empty() {
+                    eprintln!("skilldex: no section `{heading}` in {skill}/{path}; the headings are in the JSON answer");
+                } else {
+                    eprintln!(
+                        "skilldex: `{heading}` matches {} headings in {skill}/{path}; they are in the JSON answer",
+                        matches.len()
+                    );
+                }
+                return Ok(ExitCode::from(1));
+            }
             eprintln!("skilldex: {error}");
             // Unknown names and sections are "no match"; everything else
             // (paths outside the skill, binary files, bad ranges) is refused.

@@ -14,7 +14,9 @@ use serde::Serialize;
 pub struct Heading {
     pub level: u8,
     pub text: String,
-    /// A GitHub-style anchor for the heading (`## Quick start` → `quick-start`).
+    /// A GitHub-style anchor for the heading (`## Quick start` → `quick-start`),
+    /// unique in the file: repeated headings are numbered the way GitHub
+    /// numbers their anchors (`steps`, `steps-1`, `steps-2`).
     pub slug: String,
     /// 1-based line in the file.
     pub line: u32,
@@ -84,6 +86,7 @@ pub fn outline(text: &str, body_offset: usize) -> Outline {
     let index = LineIndex::new(text);
     let mut result = Outline::default();
     let mut heading: Option<(u8, usize, String)> = None;
+    let mut slugs = UniqueSlugs::default();
     let parser = Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH);
     for (event, range) in parser.into_offset_iter() {
         match event {
@@ -97,7 +100,7 @@ pub fn outline(text: &str, body_offset: usize) -> Outline {
                     let title = crate::model::one_line(&text_so_far);
                     result.headings.push(Heading {
                         level,
-                        slug: slug(&title),
+                        slug: slugs.next(&title),
                         text: title,
                         line,
                         offset,
@@ -203,6 +206,30 @@ pub fn slug(text: &str) -> String {
     out
 }
 
+/// Hands out GitHub's anchors for the headings of one file, in order: the
+/// first heading with a slug gets it bare, later ones get `-1`, `-2`, … (the
+/// algorithm of `github-slugger`, so a suffixed slug that is itself taken
+/// is skipped too).
+#[derive(Default)]
+struct UniqueSlugs {
+    /// Every slug handed out, and for each base slug the last number used.
+    taken: std::collections::HashMap<String, usize>,
+}
+
+impl UniqueSlugs {
+    fn next(&mut self, text: &str) -> String {
+        let base = slug(text);
+        let mut result = base.clone();
+        while self.taken.contains_key(&result) {
+            let count = self.taken.entry(base.clone()).or_insert(0);
+            *count += 1;
+            result = format!("{base}-{count}");
+        }
+        self.taken.insert(result.clone(), 0);
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +272,17 @@ mod tests {
             let offset = (0..=offset.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
             let _ = outline(&text, offset);
         }
+    }
+
+    #[test]
+    fn repeated_headings_get_numbered_slugs() {
+        let text = "# Steps\n## Steps\n## Steps 1\n## Steps\n## Other\n";
+        let slugs: Vec<String> = outline(text, 0)
+            .headings
+            .into_iter()
+            .map(|h| h.slug)
+            .collect();
+        assert_eq!(slugs, ["steps", "steps-1", "steps-1-1", "steps-2", "other"]);
     }
 
     #[test]

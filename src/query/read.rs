@@ -133,6 +133,22 @@ impl ReadResult {
     }
 }
 
+/// A heading of the file, offered when `--section` named none or several.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionCandidate {
+    pub heading: String,
+    /// Unique in the file; `--section SLUG` picks exactly this heading.
+    pub slug: String,
+    /// Whether `--section SLUG` picks this heading alone. It does not when
+    /// another heading's text is the same words (two `## Steps`: `steps`
+    /// names both, `steps-1` only the second); read it by its lines then.
+    pub slug_selects: bool,
+    /// First and last line of the section.
+    pub line: usize,
+    pub end_line: usize,
+    pub level: u8,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LinkState {
     pub target: String,
@@ -142,6 +158,8 @@ pub struct LinkState {
 /// Why a read was refused. Every message names the thing and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    #[error("the skill name is empty — name the skill to read (`skilldex list` shows them)")]
+    EmptyName,
     #[error("no skill named `{name}`{}", suggest(.suggestions))]
     UnknownSkill {
         name: String,
@@ -188,10 +206,14 @@ pub enum ReadError {
     },
     #[error("{}", section_message(.heading, .matches, .outline))]
     Section {
+        skill: String,
+        path: String,
+        /// The section asked for, as given.
         heading: String,
-        /// How many headings matched (0 = unknown, more than 1 = ambiguous).
-        matches: usize,
-        outline: Vec<(usize, u8, String)>,
+        /// Indexes into `outline` of the headings that matched (none =
+        /// unknown, several = ambiguous).
+        matches: Vec<usize>,
+        outline: Vec<SectionCandidate>,
     },
     #[error("lines {requested} are outside `{path}`, which has {total} lines")]
     Lines {
@@ -235,22 +257,84 @@ fn list_files(files: &[String]) -> String {
     }
 }
 
-fn section_message(heading: &str, matches: &usize, outline: &[(usize, u8, String)]) -> String {
-    let mut message = if *matches == 0 {
+fn section_message(heading: &str, matches: &[usize], outline: &[SectionCandidate]) -> String {
+    section_text(heading, matches, outline, &|candidate| {
+        if candidate.slug_selects {
+            format!("--section {}", candidate.slug)
+        } else {
+            format!("--lines {}:{}", candidate.line, candidate.end_line)
+        }
+    })
+}
+
+/// The answer to a `--section` that named none or several headings: the
+/// outline, each heading followed by how to pick it (`pick`, in the words
+/// of the caller: CLI flags or tool arguments).
+fn section_text(
+    heading: &str,
+    matches: &[usize],
+    outline: &[SectionCandidate],
+    pick: &dyn Fn(&SectionCandidate) -> String,
+) -> String {
+    if outline.is_empty() {
+        return format!("no section `{heading}`: the file has no headings");
+    }
+    let mut message = if matches.is_empty() {
         format!("no section `{heading}`; the headings are:")
     } else {
-        format!("`{heading}` matches {matches} headings; pick one by its line with --lines. The headings are:")
+        format!(
+            "`{heading}` matches {} headings; pick one as shown after it. The headings are:",
+            matches.len()
+        )
     };
-    if outline.is_empty() {
-        message = format!("no section `{heading}`: the file has no headings");
-    }
-    for (line, level, text) in outline {
+    for candidate in outline {
         message.push_str(&format!(
-            "\n  L{line:<5} {} {text}",
-            "#".repeat(usize::from(*level))
+            "\n  L{:<5} {} {}  ({})",
+            candidate.line,
+            "#".repeat(usize::from(candidate.level)),
+            candidate.heading,
+            pick(candidate)
         ));
     }
     message
+}
+
+impl ReadError {
+    /// For a `Section` error, the headings to choose from: those that
+    /// matched when the section was ambiguous, else the whole outline.
+    pub fn section_candidates(&self) -> Option<Vec<&SectionCandidate>> {
+        match self {
+            ReadError::Section {
+                matches, outline, ..
+            } if matches.is_empty() => Some(outline.iter().collect()),
+            ReadError::Section {
+                matches, outline, ..
+            } => Some(matches.iter().filter_map(|&i| outline.get(i)).collect()),
+            _ => None,
+        }
+    }
+
+    /// For a `Section` error, its message with each heading followed by
+    /// `pick(heading)` instead of the CLI flags that select it.
+    pub fn section_message_with(
+        &self,
+        pick: &dyn Fn(&SectionCandidate) -> String,
+    ) -> Option<String> {
+        match self {
+            ReadError::Section {
+                heading,
+                matches,
+                outline,
+                ..
+            } => Some(section_text(heading, matches, outline, pick)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `target` names nothing: empty, or only slashes and spaces.
+pub fn is_blank_target(target: &str) -> bool {
+    target.chars().all(|c| c == '/' || c.is_whitespace())
 }
 
 /// Find the skill and the path inside it that `target` names: the longest
@@ -259,6 +343,9 @@ pub fn resolve_target<'a>(
     catalog: &'a Catalog,
     target: &str,
 ) -> Result<(&'a Skill, String), ReadError> {
+    if is_blank_target(target) {
+        return Err(ReadError::EmptyName);
+    }
     let target = target.trim().trim_matches('/');
     let parts: Vec<&str> = target.split('/').collect();
     for cut in (1..=parts.len()).rev() {
@@ -431,10 +518,23 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     };
 
     // Pick the lines: a section, a range, the body, or everything.
+    // A continuation stays inside what was asked for: a section, or a range
+    // with an end. Whole-file and open-ended reads continue to the end.
+    let mut bounded = false;
     let (first, last) = if let Some(heading) = &request.section {
         let outline = markdown::outline(text, body_offset).headings;
-        section_range(&outline, heading, total_lines)?
+        bounded = true;
+        section_range(&outline, heading, total_lines).map_err(|(matches, outline)| {
+            ReadError::Section {
+                skill: skill.id.clone(),
+                path: relative.clone(),
+                heading: heading.clone(),
+                matches,
+                outline,
+            }
+        })?
     } else if let Some(range) = request.lines {
+        bounded = range.end.is_some();
         let start = range.start.unwrap_or(1);
         let end = range.end.unwrap_or(total_lines).min(total_lines);
         if start > total_lines.max(1) {
@@ -506,7 +606,13 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     if !truncated && first > last {
         end_line = last;
     }
-    let next = (truncated && end_line < total_lines).then(|| format!("{}:", end_line + 1));
+    let next = (truncated && end_line < last).then(|| {
+        if bounded {
+            format!("{}:{last}", end_line + 1)
+        } else {
+            format!("{}:", end_line + 1)
+        }
+    });
     let links = if is_markdown {
         // The folder of the file as the skill sees it (not its real path),
         // so relative links resolve the way the author wrote them.
@@ -540,40 +646,82 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     })
 }
 
+/// The lines of the one section `wanted` names, or (the indexes of the
+/// headings that matched, every heading) when it names none or several.
 fn section_range(
     outline: &[markdown::Heading],
     wanted: &str,
     total_lines: usize,
-) -> Result<(usize, usize), ReadError> {
-    let wanted_text = crate::model::one_line(wanted).to_lowercase();
-    let wanted_slug = markdown::slug(wanted);
-    let wanted_bare = wanted_text.trim_start_matches('#').trim().to_string();
-    let matches: Vec<usize> = outline
+) -> Result<(usize, usize), (Vec<usize>, Vec<SectionCandidate>)> {
+    let lookup = SectionLookup::new(outline);
+    let matches = lookup.find(wanted);
+    if let [index] = matches[..] {
+        let line = outline[index].line as usize;
+        return Ok((line, section_end(outline, index, total_lines)));
+    }
+    let candidates = outline
         .iter()
         .enumerate()
-        .filter(|(_, h)| {
-            let text = h.text.to_lowercase();
-            text == wanted_text || text == wanted_bare || h.slug == wanted_slug
+        .map(|(index, h)| SectionCandidate {
+            heading: h.text.clone(),
+            slug: h.slug.clone(),
+            slug_selects: lookup.find(&h.slug) == [index],
+            line: h.line as usize,
+            end_line: section_end(outline, index, total_lines),
+            level: h.level,
         })
-        .map(|(i, _)| i)
         .collect();
-    if matches.len() != 1 {
-        return Err(ReadError::Section {
-            heading: wanted.to_string(),
-            matches: matches.len(),
-            outline: outline
-                .iter()
-                .map(|h| (h.line as usize, h.level, h.text.clone()))
-                .collect(),
-        });
-    }
-    let index = matches[0];
+    Err((matches, candidates))
+}
+
+/// The last line of the section under heading `index`: the line before the
+/// next heading of the same or a higher level, or the end of the file.
+fn section_end(outline: &[markdown::Heading], index: usize, total_lines: usize) -> usize {
     let heading = &outline[index];
     let end = outline[index + 1..]
         .iter()
         .find(|h| h.level <= heading.level)
         .map_or(total_lines, |h| (h.line as usize).saturating_sub(1));
-    Ok((heading.line as usize, end.max(heading.line as usize)))
+    end.max(heading.line as usize)
+}
+
+/// Which headings a `--section` value names: those whose text is the value
+/// (any case, with or without its `#` marks) and the one whose slug is its
+/// slug. Indexed, so checking every heading's slug stays linear.
+struct SectionLookup<'a> {
+    by_text: std::collections::HashMap<String, Vec<usize>>,
+    by_slug: std::collections::HashMap<&'a str, usize>,
+}
+
+impl<'a> SectionLookup<'a> {
+    fn new(outline: &'a [markdown::Heading]) -> Self {
+        let mut by_text: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        let mut by_slug = std::collections::HashMap::new();
+        for (index, heading) in outline.iter().enumerate() {
+            by_text
+                .entry(heading.text.to_lowercase())
+                .or_default()
+                .push(index);
+            by_slug.entry(heading.slug.as_str()).or_insert(index);
+        }
+        SectionLookup { by_text, by_slug }
+    }
+
+    /// Indexes of the matching headings, in file order.
+    fn find(&self, wanted: &str) -> Vec<usize> {
+        let wanted_text = crate::model::one_line(wanted).to_lowercase();
+        let wanted_bare = wanted_text.trim_start_matches('#').trim().to_string();
+        let mut found: Vec<usize> = [&wanted_text, &wanted_bare]
+            .into_iter()
+            .filter_map(|text| self.by_text.get(text.as_str()))
+            .flatten()
+            .copied()
+            .chain(self.by_slug.get(markdown::slug(wanted).as_str()).copied())
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
 }
 
 fn line_starts(text: &str) -> Vec<usize> {

@@ -667,7 +667,11 @@ fn five_megabyte_skill_file_is_reported_but_its_header_loads() {
         "error",
         1,
         Some(1),
-        &["--max-file-bytes", "reference files"],
+        &[
+            "--max-file-bytes",
+            "read only its head",
+            "split the body into reference files",
+        ],
     );
     let message = d["message"].as_str().unwrap();
     let digits: String = message.chars().filter(|c| c.is_ascii_digit()).collect();

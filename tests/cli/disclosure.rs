@@ -154,6 +154,151 @@ fn sections_by_text_or_slug_and_honest_misses() {
 }
 
 #[test]
+fn ambiguous_or_unknown_section_answers_json_candidates() {
+    let temp = catalog();
+    let ambiguous = read(&temp, &["guide", "--section", "Usage", "--json"]);
+    assert_eq!(ambiguous.code, 1, "{ambiguous:?}");
+    let json = ambiguous.json();
+    assert_eq!(json["skill"], "guide", "{json}");
+    assert_eq!(json["path"], "SKILL.md", "{json}");
+    assert_eq!(json["section"], "Usage", "{json}");
+    assert_eq!(json["error"], "ambiguous section", "{json}");
+    let candidates: Vec<(String, String, u64, u64)> = json["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["heading"].as_str().unwrap().to_string(),
+                c["slug"].as_str().unwrap().to_string(),
+                c["line"].as_u64().unwrap(),
+                c["end_line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        candidates,
+        [
+            ("Usage".to_string(), "usage".to_string(), 18, 25),
+            ("Usage".to_string(), "usage-1".to_string(), 26, 29),
+        ]
+    );
+    assert_eq!(json["candidates"][0]["slug_selects"], false, "{json}");
+    assert_eq!(json["candidates"][1]["slug_selects"], true, "{json}");
+    assert!(
+        ambiguous.stderr.contains("matches 2 headings"),
+        "{ambiguous:?}"
+    );
+
+    let unknown = read(&temp, &["guide", "--section", "Nope", "--json"]);
+    assert_eq!(unknown.code, 1, "{unknown:?}");
+    let json = unknown.json();
+    assert_eq!(json["error"], "unknown section", "{json}");
+    let outline: Vec<(&str, &str, u64)> = json["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["heading"].as_str().unwrap(),
+                c["slug"].as_str().unwrap(),
+                c["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("Guide", "guide", 5),
+            ("Setup", "setup", 9),
+            ("Usage", "usage", 18),
+            ("Details", "details", 22),
+            ("Usage", "usage-1", 26),
+            ("Setext Title", "setext-title", 30),
+        ]
+    );
+    // The text answer is unchanged in kind: the outline on stderr, nothing on stdout.
+    let text = read(&temp, &["guide", "--section", "Nope"]);
+    assert_eq!(text.code, 1, "{text:?}");
+    assert!(text.stdout.is_empty(), "{text:?}");
+}
+
+#[test]
+fn repeated_headings_are_picked_by_numbered_slugs() {
+    let temp = catalog();
+    let second = read(&temp, &["guide", "--section", "usage-1", "--json"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    let json = second.json();
+    assert_eq!(json["content"], "## Usage\n\nSecond usage.\n\n", "{json}");
+    assert_eq!(json["start_line"], 26);
+    // The bare slug names both, as the text does.
+    let both = read(&temp, &["guide", "--section", "usage"]);
+    assert_eq!(both.code, 1, "{both:?}");
+    assert!(both.stderr.contains("matches 2 headings"), "{both:?}");
+    // Each heading is listed with a way to pick it that works.
+    assert!(
+        both.stderr.contains("L26    ## Usage  (--section usage-1)"),
+        "{both:?}"
+    );
+    assert!(
+        both.stderr.contains("L18    ## Usage  (--lines 18:25)"),
+        "{both:?}"
+    );
+    let first = read(&temp, &["guide", "--lines", "18:25", "--json"]).json();
+    assert!(first["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("## Usage\n\nFirst usage."));
+    // `show` lists the same unique slugs.
+    let root = root_of(&temp);
+    let show = run(&["show", "--root", &root, "guide", "--json"]).json();
+    let slugs: Vec<&str> = show["headings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        slugs,
+        [
+            "guide",
+            "setup",
+            "usage",
+            "details",
+            "usage-1",
+            "setext-title"
+        ]
+    );
+}
+
+#[test]
+fn an_empty_skill_name_is_a_usage_error() {
+    let temp = catalog();
+    let root = root_of(&temp);
+    for args in [
+        vec!["read", ""],
+        vec!["read", "/"],
+        vec!["read", " // "],
+        vec!["read", "", "--json"],
+        vec!["show", ""],
+        vec!["show", "/"],
+        vec!["show", " ", "--json"],
+    ] {
+        let mut full = args.clone();
+        full.extend(["--root", root.as_str()]);
+        let out = run(&full);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("the skill name is empty")
+                && out.stderr.contains("needs the name of a skill"),
+            "{args:?}: {out:?}"
+        );
+        assert!(!out.stderr.contains("did you mean"), "{args:?}: {out:?}");
+    }
+}
+
+#[test]
 fn line_ranges_and_sub_files() {
     let temp = catalog();
     let json = read(
@@ -257,6 +402,188 @@ fn large_reads_are_cut_with_a_continuation() {
     assert_eq!(wide["truncated"], true);
     assert!(wide["content"].as_str().unwrap().len() < 100_000);
     assert!(wide["note"].as_str().unwrap().contains("bytes"), "{wide}");
+}
+
+#[test]
+fn a_cut_section_continues_inside_the_section() {
+    let temp = catalog();
+    let steps: String = (1..=60)
+        .map(|i| format!("{i}. step number {i} of the procedure\n"))
+        .collect();
+    write(
+        &temp.path().join("root"),
+        "big/procedure/SKILL.md",
+        format!(
+            "---\nname: procedure\ndescription: Steps. Use when following steps.\n---\n# Procedure\n\n## Steps\n\n{steps}\n## After\n\nNot part of the steps.\n"
+        ),
+    );
+    // `## Steps` is line 7; the section ends before `## After`.
+    let whole = read(
+        &temp,
+        &[
+            "procedure",
+            "--section",
+            "Steps",
+            "--max-tokens",
+            "100000",
+            "--json",
+        ],
+    )
+    .json();
+    let section_end = whole["end_line"].as_u64().unwrap();
+    assert_eq!(whole["start_line"], 7);
+    assert_eq!(section_end, 7 + 2 + 60);
+    assert_eq!(whole["next"], serde_json::Value::Null);
+
+    let first = read(
+        &temp,
+        &[
+            "procedure",
+            "--section",
+            "Steps",
+            "--max-tokens",
+            "30",
+            "--json",
+        ],
+    )
+    .json();
+    assert_eq!(first["truncated"], true, "{first}");
+    let end = first["end_line"].as_u64().unwrap();
+    assert_eq!(
+        first["next"].as_str().unwrap(),
+        format!("{}:{section_end}", end + 1),
+        "{first}"
+    );
+    let text = read(
+        &temp,
+        &["procedure", "--section", "Steps", "--max-tokens", "30"],
+    );
+    assert!(
+        text.stdout.contains(&format!(
+            "continue with `skilldex read procedure --lines {}:{section_end}`",
+            end + 1
+        )),
+        "{text:?}"
+    );
+    // Following the hints reads the section and nothing after it; the last
+    // chunk has no hint.
+    let mut joined = first["content"].as_str().unwrap().to_string();
+    let mut next = first["next"].as_str().unwrap().to_string();
+    for _ in 0..100 {
+        let chunk = read(
+            &temp,
+            &[
+                "procedure",
+                "--lines",
+                &next,
+                "--max-tokens",
+                "30",
+                "--json",
+            ],
+        )
+        .json();
+        joined.push_str(chunk["content"].as_str().unwrap());
+        match chunk["next"].as_str() {
+            Some(more) => next = more.to_string(),
+            None => {
+                assert_eq!(chunk["end_line"].as_u64(), Some(section_end), "{chunk}");
+                break;
+            }
+        }
+    }
+    assert_eq!(joined, whole["content"].as_str().unwrap());
+    assert!(!joined.contains("## After"), "{joined}");
+    // A range with an end continues inside it too; an open one and the
+    // whole body continue to the end of the file.
+    let range = read(
+        &temp,
+        &[
+            "procedure",
+            "--lines",
+            "9:40",
+            "--max-tokens",
+            "30",
+            "--json",
+        ],
+    )
+    .json();
+    let range_end = range["end_line"].as_u64().unwrap();
+    assert_eq!(range["next"], format!("{}:40", range_end + 1), "{range}");
+    let open = read(
+        &temp,
+        &["procedure", "--lines", "9:", "--max-tokens", "30", "--json"],
+    )
+    .json();
+    let open_end = open["end_line"].as_u64().unwrap();
+    assert_eq!(open["next"], format!("{}:", open_end + 1), "{open}");
+    let body = read(&temp, &["procedure", "--max-tokens", "30", "--json"]).json();
+    let body_end = body["end_line"].as_u64().unwrap();
+    assert_eq!(body["next"], format!("{}:", body_end + 1), "{body}");
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_described_truly() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    let filler: String = (1..=3_000)
+        .map(|i| format!("Line {i} of a body that is far too long for one file.\n"))
+        .collect();
+    write(
+        &root,
+        "big/heavy/SKILL.md",
+        format!("---\nname: heavy\ndescription: Heavy. Use when heavy.\n---\n# Heavy\n\n{filler}The very last line.\n"),
+    );
+    write(
+        &root,
+        "big/medium/SKILL.md",
+        format!(
+            "---\nname: medium\ndescription: Medium. Use when medium.\n---\n# Medium\n\n{}",
+            &filler[..2_000]
+        ),
+    );
+    let message = |skill: &str, extra: &[&str]| {
+        let (_, diagnostics) = lint_json(&root, extra);
+        let found = diagnostics
+            .iter()
+            .find(|d| d["code"] == "file-too-large" && d["path"].as_str().unwrap().contains(skill))
+            .unwrap_or_else(|| panic!("no file-too-large for {skill}: {diagnostics:#?}"));
+        found["message"].as_str().unwrap().to_string()
+    };
+    // Larger than the head the scan reads: only the head was scanned.
+    let head_only = message("heavy", &["--max-file-bytes", "100000"]);
+    assert!(
+        !head_only.contains("only its front matter was read"),
+        "{head_only}"
+    );
+    for part in [
+        "the limit is 100,000",
+        "when scanning, the catalog read only its head (the front matter)",
+        "split the body into reference files",
+        "--max-file-bytes",
+    ] {
+        assert!(head_only.contains(part), "{part}: {head_only}");
+    }
+    // Smaller than that head: the whole file was scanned; no claim otherwise.
+    let read_whole = message("medium", &["--max-file-bytes", "1000"]);
+    assert!(!read_whole.contains("only its head"), "{read_whole}");
+    assert!(
+        read_whole.contains("split the body into reference files"),
+        "{read_whole}"
+    );
+    // And `read` shows the whole body, as the message now lets one expect.
+    let root_s = root.to_str().unwrap();
+    let body = run(&[
+        "read",
+        "--root",
+        root_s,
+        "--max-file-bytes",
+        "100000",
+        "heavy",
+        "--max-tokens",
+        "1000000",
+    ]);
+    assert_eq!(body.code, 0, "{body:?}");
+    assert!(body.stdout.contains("The very last line."), "{body:?}");
 }
 
 #[test]
