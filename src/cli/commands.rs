@@ -826,6 +826,11 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
 #[allow(clippy::print_stderr)]
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     use crate::query::{GrepError, LineKind};
+    if let Some(skill) = &args.skill {
+        if let Some(code) = refuse_blank_name(skill, "grep --skill") {
+            return Ok(code);
+        }
+    }
     let request = query::GrepRequest {
         pattern: args.pattern.clone(),
         fixed_strings: args.fixed_strings,

@@ -283,6 +283,7 @@ fn an_empty_skill_name_is_a_usage_error() {
         vec!["show", ""],
         vec!["show", "/"],
         vec!["show", " ", "--json"],
+        vec!["grep", "x", "--skill", ""],
     ] {
         let mut full = args.clone();
         full.extend(["--root", root.as_str()]);
