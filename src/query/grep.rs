@@ -11,6 +11,7 @@
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
+use crate::search::index::FastMap;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -273,12 +274,12 @@ impl ScanSearch {
         let hits = std::mem::take(&mut *self.inner.hits.lock().unwrap_or_else(|e| e.into_inner()));
         let all = catalog.skills();
         // Keyed by bytes: hashing a `Path` walks its components.
-        let folders: HashMap<&[u8], usize> = all
+        let folders: FastMap<&[u8], usize> = all
             .iter()
             .enumerate()
             .map(|(i, s)| (s.dir().as_os_str().as_encoded_bytes(), i))
             .collect();
-        let wanted: HashMap<&str, usize> = selected
+        let wanted: FastMap<&str, usize> = selected
             .iter()
             .enumerate()
             .map(|(order, s)| (s.id.as_str(), order))
@@ -377,7 +378,7 @@ fn once_per_real_file(hits: &mut Vec<SkillHit>, real_folder: &Path) {
 
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.
-fn owner_of(path: &Path, folders: &HashMap<&[u8], usize>) -> Option<usize> {
+fn owner_of(path: &Path, folders: &FastMap<&[u8], usize>) -> Option<usize> {
     let mut dir = path.parent();
     while let Some(d) = dir {
         if let Some(&i) = folders.get(d.as_os_str().as_encoded_bytes()) {

@@ -16,7 +16,7 @@
 
 #[doc(hidden)]
 pub mod eval;
-mod index;
+pub(crate) mod index;
 mod text;
 
 use crate::catalog::Catalog;
