@@ -37,7 +37,28 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
             eprintln!("skilldex serve: {message}");
         }
     });
-    let first = Arc::new(super::build(&builder)?);
+    // A root that does not exist yet is waited for, as `watch` does; with
+    // `--no-watch` nothing would ever pick it up, so it stays an error.
+    let missing: Vec<&std::path::Path> = builder
+        .roots()
+        .iter()
+        .map(|r| r.as_path())
+        .filter(|r| !r.exists())
+        .collect();
+    for root in builder.roots().iter().filter(|r| r.exists()) {
+        crate::catalog::check_root(root)?;
+    }
+    let first = if args.no_watch || missing.is_empty() {
+        Arc::new(super::build(&builder)?)
+    } else {
+        for root in &missing {
+            log(&format!(
+                "{} does not exist yet; watching for it to appear",
+                root.display()
+            ));
+        }
+        Arc::new(builder.build_retained().0)
+    };
     let mut on_started: Option<Box<dyn FnOnce() + Send>> = None;
     let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {
         (Arc::new(mcp::Fixed(first)), None)

@@ -163,3 +163,88 @@ fn hostile_and_heavy_input_is_answered() {
         ],
     );
 }
+
+/// A root that does not exist when `serve` starts is followed once it
+/// appears, as `watch` does (raw JSON-RPC over the pipes).
+#[test]
+fn serve_waits_for_a_root_created_later() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let temp = tempfile::tempdir().unwrap();
+    let present = temp.path().join("present");
+    write(
+        &present,
+        "alpha/SKILL.md",
+        super::skill_md("alpha", "Alpha tasks. Use when alpha is needed."),
+    );
+    let later = temp.path().join("later/deep");
+    let mut child = super::skilldex()
+        .current_dir(temp.path())
+        .args(["serve", "--root"])
+        .arg(&present)
+        .arg("--root")
+        .arg(&later)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (lines, answers) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let mut send = |text: String| {
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    let answer = |id: u64| -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(line) = answers.recv_timeout(Duration::from_secs(1)) {
+                let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if value["id"] == id {
+                    return value;
+                }
+            }
+        }
+        panic!("no answer to request {id}");
+    };
+    send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#.into());
+    let init = answer(1);
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into());
+    write(
+        &later,
+        "beta/SKILL.md",
+        super::skill_md("beta", "Beta tasks. Use when beta is needed."),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut id = 10;
+    loop {
+        id += 1;
+        send(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"read_skill","arguments":{{"name":"beta"}}}}}}"#
+        ));
+        let reply = answer(id);
+        if reply["result"]["isError"] == false {
+            assert!(reply.to_string().contains("skill beta"), "{reply}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "beta never appeared: {reply}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Closing stdin ends the session.
+    drop(send);
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("does not exist yet"), "{err}");
+}
