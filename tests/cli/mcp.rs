@@ -240,7 +240,6 @@ fn serve_waits_for_a_root_created_later() {
         std::thread::sleep(Duration::from_millis(200));
     }
     // Closing stdin ends the session.
-    drop(send);
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
