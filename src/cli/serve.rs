@@ -37,7 +37,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
             eprintln!("skilldex serve: {message}");
         }
     });
-    let first = Arc::new(super::build(&builder)?);
+    let first = Arc::new(super::build(&cli.global, &builder)?);
     let mut on_started: Option<Box<dyn FnOnce() + Send>> = None;
     let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {
         (Arc::new(mcp::Fixed(first)), None)
