@@ -18,8 +18,12 @@
 //! This module reads and writes files but never prints. A file that cannot
 //! be read as a configuration is an error naming `file:line:column`: a
 //! configuration silently ignored is worse than none. Rewriting (persisting
-//! "enable this skill always") touches only the `disabled` list of the file
-//! that disabled the skill and keeps the rest of the text as written.
+//! "enable this skill always") edits the text of the file that disabled the
+//! skill the way a person would: it deletes the entry from the `disabled`
+//! list (one item of a `[…]` list, or one `- item` line) and keeps every
+//! other byte, comments and layout included; where the list is written in a
+//! way it cannot edit exactly, it lists the entry under `enabled` instead.
+//! Every edit is checked by parsing the result.
 
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -39,16 +43,22 @@ pub enum ConfigError {
         column: usize,
         message: String,
     },
-    #[error("could not read the configuration file {}: {source} — check the path given to --config", .path.display())]
+    /// `error` is part of the message, not a `source`: chained, it would
+    /// be printed twice.
+    #[error("could not read the configuration file {}: {error} — {hint}", .path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
+        /// What to do, which depends on who named the file.
+        hint: &'static str,
     },
-    #[error("could not write the configuration file {}: {source}", .path.display())]
+    #[error("could not write the configuration file {}: {error} — check that its folder is writable", .path.display())]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    #[error("could not edit the configuration file {}: {message} — edit it by hand", .path.display())]
+    Edit { path: PathBuf, message: String },
     #[error("{variable}={value:?} is not valid: {message}")]
     Environment {
         variable: &'static str,
@@ -96,6 +106,46 @@ pub struct ConfigFile {
     pub path: PathBuf,
     pub layer: Layer,
     pub settings: FileSettings,
+    /// Every entry of its `roots`, `disabled` and `enabled` lists, in file
+    /// order, with where it is written.
+    pub entries: Vec<Entry>,
+}
+
+/// One entry of a list of a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `roots`, `disabled` or `enabled`.
+    pub key: &'static str,
+    /// The entry as the file's reader sees it (quotes removed).
+    pub value: String,
+    /// 1-based line and column of the entry (of its key when the list is
+    /// written in a layout whose entries cannot be told apart).
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Where a value of the configuration was written, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// An entry of a configuration file (1-based line and column).
+    File {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+    /// A `SKILLDEX_*` variable.
+    Variable(&'static str),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::File { path, line, column } => {
+                write!(f, "{}:{line}:{column}", path.display())
+            }
+            Origin::Variable(name) => f.write_str(name),
+        }
+    }
 }
 
 /// The merged configuration (without command-line flags).
@@ -103,8 +153,8 @@ pub struct ConfigFile {
 pub struct Settings {
     /// Roots from the highest layer that names them, resolved.
     pub roots: Option<Vec<PathBuf>>,
-    /// Where `roots` came from, for messages.
-    pub roots_source: Option<String>,
+    /// Where each of `roots` was written (same order and length).
+    pub roots_origin: Vec<Origin>,
     /// The names kept out of the catalog after every layer.
     pub disabled: BTreeSet<String>,
     pub budget_tokens: Option<usize>,
@@ -114,14 +164,68 @@ pub struct Settings {
     /// Names disabled by `SKILLDEX_DISABLED` (these cannot be persisted
     /// away: no file holds them).
     pub disabled_by_environment: BTreeSet<String>,
+    /// Names enabled by `SKILLDEX_ENABLED`.
+    pub enabled_by_environment: BTreeSet<String>,
+}
+
+/// A `disabled` or `enabled` entry that names no skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    /// `disabled` or `enabled`.
+    pub key: &'static str,
+    pub name: String,
+    pub origin: Origin,
+}
+
+impl Settings {
+    /// The `disabled` and `enabled` entries, of every file and variable,
+    /// that `is_skill` does not accept: most likely misspelt, since they
+    /// change nothing.
+    pub fn unknown_names(&self, is_skill: impl Fn(&str) -> bool) -> Vec<UnknownName> {
+        let mut unknown = Vec::new();
+        for file in &self.files {
+            for entry in &file.entries {
+                if entry.key != "roots" && !is_skill(&entry.value) {
+                    unknown.push(UnknownName {
+                        key: entry.key,
+                        name: entry.value.clone(),
+                        origin: Origin::File {
+                            path: file.path.clone(),
+                            line: entry.line,
+                            column: entry.column,
+                        },
+                    });
+                }
+            }
+        }
+        for (key, variable, names) in [
+            (
+                "disabled",
+                "SKILLDEX_DISABLED",
+                &self.disabled_by_environment,
+            ),
+            ("enabled", "SKILLDEX_ENABLED", &self.enabled_by_environment),
+        ] {
+            for name in names.iter().filter(|name| !is_skill(name)) {
+                unknown.push(UnknownName {
+                    key,
+                    name: name.clone(),
+                    origin: Origin::Variable(variable),
+                });
+            }
+        }
+        unknown
+    }
 }
 
 /// Where to look for files and variables. `Default` is the real process
 /// environment; tests fill it in by hand.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
-    /// `--config FILE`.
+    /// `--config FILE` (or `SKILLDEX_CONFIG`).
     pub explicit: Option<PathBuf>,
+    /// True when `explicit` came from `SKILLDEX_CONFIG`, not `--config`.
+    pub explicit_from_variable: bool,
     /// The folder holding the project file (normally the current folder).
     pub project_dir: PathBuf,
     /// `$HOME`.
@@ -136,8 +240,10 @@ impl Sources {
     /// The real environment, with `explicit` from `--config`.
     pub fn from_environment(explicit: Option<PathBuf>) -> Self {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let explicit_from_variable = explicit.is_none() && var("SKILLDEX_CONFIG").is_some();
         Sources {
             explicit: explicit.or_else(|| var("SKILLDEX_CONFIG").map(PathBuf::from)),
+            explicit_from_variable,
             project_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             home: var("HOME").map(PathBuf::from),
             xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
@@ -170,7 +276,14 @@ impl Sources {
 pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
     let mut files = Vec::new();
     match &sources.explicit {
-        Some(path) => files.push(read_file(path, Layer::Explicit)?),
+        Some(path) => {
+            let hint = if sources.explicit_from_variable {
+                "check the path in SKILLDEX_CONFIG, or unset it to read ./skilldex.yaml and the user file"
+            } else {
+                "check the path given to --config, or leave --config out to read ./skilldex.yaml and the user file"
+            };
+            files.push(read_file_with_hint(path, Layer::Explicit, hint)?);
+        }
         None => {
             if let Some(user) = sources.user_file().filter(|p| p.is_file()) {
                 files.push(read_file(&user, Layer::User)?);
@@ -192,7 +305,16 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
                     .map(|r| resolve_path(r, base, sources.home.as_deref()))
                     .collect(),
             );
-            settings.roots_source = Some(file.path.display().to_string());
+            settings.roots_origin = file
+                .entries
+                .iter()
+                .filter(|entry| entry.key == "roots")
+                .map(|entry| Origin::File {
+                    path: file.path.clone(),
+                    line: entry.line,
+                    column: entry.column,
+                })
+                .collect();
         }
         apply_lists(
             &mut settings.disabled,
@@ -208,8 +330,9 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
     }
     // The environment, above every file.
     if let Some(value) = sources.variable("SKILLDEX_ROOTS") {
-        settings.roots = Some(std::env::split_paths(value).collect());
-        settings.roots_source = Some("SKILLDEX_ROOTS".to_string());
+        let roots: Vec<PathBuf> = std::env::split_paths(value).collect();
+        settings.roots_origin = vec![Origin::Variable("SKILLDEX_ROOTS"); roots.len()];
+        settings.roots = Some(roots);
     }
     let list = |value: &str| -> Vec<String> {
         value
@@ -222,13 +345,10 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
     let disabled = sources.variable("SKILLDEX_DISABLED").map(list);
     let enabled = sources.variable("SKILLDEX_ENABLED").map(list);
     if disabled.is_some() || enabled.is_some() {
-        let disabled = disabled.unwrap_or_default();
+        let (disabled, enabled) = (disabled.unwrap_or_default(), enabled.unwrap_or_default());
         settings.disabled_by_environment = disabled.iter().cloned().collect();
-        apply_lists(
-            &mut settings.disabled,
-            &disabled,
-            &enabled.unwrap_or_default(),
-        );
+        settings.enabled_by_environment = enabled.iter().cloned().collect();
+        apply_lists(&mut settings.disabled, &disabled, &enabled);
     }
     if let Some(value) = sources.variable("SKILLDEX_BUDGET_TOKENS") {
         settings.budget_tokens =
@@ -287,12 +407,20 @@ fn resolve_path(text: &str, base: &Path, home: Option<&Path>) -> PathBuf {
     }
 }
 
+/// What to do when a file that exists cannot be read.
+const UNREADABLE: &str = "make it readable, or move it away";
+
 /// Read and check one file.
 pub fn read_file(path: &Path, layer: Layer) -> Result<ConfigFile, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    read_file_with_hint(path, layer, UNREADABLE)
+}
+
+fn read_file_with_hint(
+    path: &Path,
+    layer: Layer,
+    hint: &'static str,
+) -> Result<ConfigFile, ConfigError> {
+    let text = read_text(path, hint)?;
     let settings = parse(&text).map_err(|(line, column, message)| ConfigError::Invalid {
         path: path.to_path_buf(),
         line,
@@ -302,8 +430,45 @@ pub fn read_file(path: &Path, layer: Layer) -> Result<ConfigFile, ConfigError> {
     Ok(ConfigFile {
         path: path.to_path_buf(),
         layer,
+        entries: entries_of(&text, &settings),
         settings,
     })
+}
+
+fn read_text(path: &Path, hint: &'static str) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        path: path.to_path_buf(),
+        error,
+        hint,
+    })
+}
+
+/// The entries of the lists of `settings` with their positions in `text`.
+fn entries_of(text: &str, settings: &FileSettings) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for (key, values) in [
+        ("roots", settings.roots.as_deref().unwrap_or_default()),
+        ("disabled", &settings.disabled[..]),
+        ("enabled", &settings.enabled[..]),
+    ] {
+        let items = find_list(text, key).ok().flatten().map(|l| l.items);
+        let written = items.filter(|items| {
+            items.len() == values.len() && items.iter().zip(values).all(|(i, v)| &i.value == v)
+        });
+        let key_at = key_position(text, key).unwrap_or((1, 1));
+        for (index, value) in values.iter().enumerate() {
+            let (line, column) = written
+                .as_ref()
+                .map_or(key_at, |items| (items[index].line, items[index].column));
+            entries.push(Entry {
+                key,
+                value: value.clone(),
+                line,
+                column,
+            });
+        }
+    }
+    entries
 }
 
 /// Parse the text of a `skilldex.yaml`. Errors are (line, column, message).
@@ -322,6 +487,21 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
             message.push_str(
                 " — skilldex.yaml knows roots, disabled, enabled, budget_tokens and format",
             );
+        }
+        // The library has no position for a key given twice: point at the
+        // second one.
+        let duplicate = message
+            .strip_prefix("duplicate field `")
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(key, _)| key.to_string());
+        if let Some(key) = duplicate {
+            if let Some(&(line, column)) = key_positions(text, &key).get(1) {
+                message.push_str(&format!(
+                    " — it is first set on line {}; keep one of the two",
+                    key_position(text, &key).map_or(1, |(l, _)| l)
+                ));
+                return (line, column, message);
+            }
         }
         (line, column, message)
     })?;
@@ -349,9 +529,16 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
 
 /// Line and column (1-based) of a top-level `key:`.
 fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+    key_positions(text, key).first().copied()
+}
+
+/// Lines and columns (1-based) of every top-level `key:`.
+fn key_positions(text: &str, key: &str) -> Vec<(usize, usize)> {
     text.lines()
-        .position(|line| top_level_key(line) == Some(key))
-        .map(|index| (index + 1, 1))
+        .enumerate()
+        .filter(|(_, line)| top_level_key(line) == Some(key))
+        .map(|(index, _)| (index + 1, 1))
+        .collect()
 }
 
 fn top_level_key(line: &str) -> Option<&str> {
@@ -370,15 +557,15 @@ pub fn names_skill(entry: &str, skill: &crate::model::Skill) -> bool {
 /// What persisting "enable always" changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Persisted {
-    /// The files whose `disabled` list lost an entry.
+    /// The files edited so that they no longer disable the skill.
     pub files: Vec<PathBuf>,
     /// True when `SKILLDEX_DISABLED` also names the skill (no file can
     /// change that).
     pub still_disabled_by_environment: bool,
 }
 
-/// Remove every entry naming `skill` from the `disabled` lists of the files
-/// in `settings`, rewriting only that list in each file.
+/// Make every file in `settings` that disables `skill` stop disabling it
+/// (see `enable_in_text`); nothing else in those files changes.
 pub fn persist_enable(
     settings: &Settings,
     skill: &crate::model::Skill,
@@ -388,25 +575,18 @@ pub fn persist_enable(
         if !file.settings.disabled.iter().any(|e| names_skill(e, skill)) {
             continue;
         }
-        let text = std::fs::read_to_string(&file.path).map_err(|source| ConfigError::Read {
-            path: file.path.clone(),
-            source,
-        })?;
-        let kept: Vec<String> = file
-            .settings
-            .disabled
-            .iter()
-            .filter(|e| !names_skill(e, skill))
-            .cloned()
-            .collect();
-        let new_text = rewrite_disabled(&text, &kept).map_err(|message| ConfigError::Invalid {
-            path: file.path.clone(),
-            line: 1,
-            column: 1,
-            message,
-        })?;
-        write_atomically(&file.path, &new_text)?;
-        changed.push(file.path.clone());
+        let text = read_text(&file.path, UNREADABLE)?;
+        let new_text =
+            enable_in_text(&text, |entry| names_skill(entry, skill)).map_err(|message| {
+                ConfigError::Edit {
+                    path: file.path.clone(),
+                    message,
+                }
+            })?;
+        if new_text != text {
+            write_atomically(&file.path, &new_text)?;
+            changed.push(file.path.clone());
+        }
     }
     Ok(Persisted {
         files: changed,
@@ -418,92 +598,411 @@ pub fn persist_enable(
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
-    let error = |source| ConfigError::Write {
+    let error = |error| ConfigError::Write {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let temporary = path.with_extension("yaml.skilldex-tmp");
     std::fs::write(&temporary, text).map_err(error)?;
     std::fs::rename(&temporary, path).map_err(error)
 }
 
-/// `text` with the value of its top-level `disabled` key replaced by
-/// `names` (a block list), every other line kept byte for byte. Checked by
-/// parsing the result: the other keys must read as before.
-pub fn rewrite_disabled(text: &str, names: &[String]) -> Result<String, String> {
+/// The text of a `skilldex.yaml` in which no `disabled` entry accepted by
+/// `names` disables anything any more, edited the way a person would:
+///
+/// - `disabled: [a, b]  # note` loses just the item and its comma
+///   (`[a]  # note`; the last one leaves `[]`);
+/// - a block list loses just the `- item` line (the last one leaves
+///   `disabled: []`);
+/// - where the list is written in a way this cannot edit exactly (anchors,
+///   nested values, …), the entry is appended to the file's `enabled` list
+///   instead, in that list's style, or as a new `enabled: [entry]` line at
+///   the end (a file's `enabled` takes away its own `disabled` entries).
+///
+/// Every other byte stays as it was. The result is parsed to check that
+/// only the intended list changed; if not, the error says to edit by hand.
+pub fn enable_in_text(text: &str, names: impl Fn(&str) -> bool) -> Result<String, String> {
     let before = parse(text).map_err(|(l, c, m)| format!("{l}:{c}: {m}"))?;
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let start = lines
+    let gone: Vec<String> = before
+        .disabled
         .iter()
-        .position(|line| top_level_key(line.trim_end_matches(['\n', '\r'])) == Some("disabled"));
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut block = String::from("disabled:");
-    if names.is_empty() {
-        block.push_str(" []");
-        block.push_str(newline);
-    } else {
-        block.push_str(newline);
-        for name in names {
-            block.push_str("  - ");
-            block.push_str(&yaml_scalar(name));
-            block.push_str(newline);
+        .filter(|entry| names(entry))
+        .cloned()
+        .collect();
+    if gone.is_empty() {
+        return Ok(text.to_string());
+    }
+    let reads_as =
+        |text: &str, expected: &FileSettings| parse(text).ok().as_ref() == Some(expected);
+    let removed = FileSettings {
+        disabled: before
+            .disabled
+            .iter()
+            .filter(|entry| !names(entry))
+            .cloned()
+            .collect(),
+        ..before.clone()
+    };
+    if let Some(out) = remove_entries(text, "disabled", &names) {
+        if reads_as(&out, &removed) {
+            return Ok(out);
         }
     }
-    let result = match start {
-        Some(start) => {
-            // The value runs over the following lines that belong to it:
-            // indented lines, `- ` items at column 0, and blank lines or
-            // comments between them (trailing blanks and comments stay).
-            let mut end = start + 1;
-            let mut last_value = start + 1;
-            while end < lines.len() {
-                let line = lines[end].trim_end_matches(['\n', '\r']);
-                if line.starts_with([' ', '\t']) && !line.trim().is_empty() {
-                    if !line.trim_start().starts_with('#') {
-                        last_value = end + 1;
-                    }
-                } else if line.starts_with("- ") || line == "-" {
-                    last_value = end + 1;
-                } else if !(line.trim().is_empty() || line.starts_with('#')) {
-                    break;
-                }
-                end += 1;
-            }
-            let mut out = String::with_capacity(text.len() + 64);
-            for line in &lines[..start] {
-                out.push_str(line);
-            }
-            out.push_str(&block);
-            for line in &lines[last_value..] {
-                out.push_str(line);
-            }
-            out
+    let mut expected = before;
+    let mut out = text.to_string();
+    for entry in gone {
+        if expected.enabled.contains(&entry) {
+            continue;
         }
+        out = append_entry(&out, "enabled", &entry).ok_or_else(|| {
+            format!(
+                "neither its `disabled` list nor its `enabled` list is written in a layout skilldex can edit exactly; remove `{entry}` from `disabled`"
+            )
+        })?;
+        expected.enabled.push(entry);
+    }
+    if reads_as(&out, &expected) {
+        Ok(out)
+    } else {
+        Err("editing the `disabled` or `enabled` list would change other settings".to_string())
+    }
+}
+
+/// `text` without the items of the top-level list `key` that `names`
+/// accepts; `None` when the list is not written in a layout this can
+/// edit exactly.
+fn remove_entries(text: &str, key: &str, names: &impl Fn(&str) -> bool) -> Option<String> {
+    let mut text = text.to_string();
+    // One item at a time: the positions change with each removal.
+    loop {
+        let list = find_list(&text, key).ok()??;
+        let Some(index) = list.items.iter().position(|item| names(&item.value)) else {
+            return Some(text);
+        };
+        let item = &list.items[index];
+        match list.layout {
+            Layout::Flow { open, close } => {
+                // The item and the separator after it; the last item takes
+                // the separator before it; a lone item leaves `[]`.
+                let range = if let Some(next) = list.items.get(index + 1) {
+                    item.start..next.start
+                } else if let Some(previous) = index.checked_sub(1).map(|i| &list.items[i]) {
+                    previous.end..item.end
+                } else {
+                    open + 1..close
+                };
+                text.replace_range(range, "");
+            }
+            Layout::Block => {
+                text.replace_range(item.line_start..item.line_end, "");
+                if list.items.len() == 1 {
+                    text.insert_str(list.after_colon, " []");
+                }
+            }
+            Layout::Empty => return None,
+        }
+    }
+}
+
+/// `text` with `value` appended to the top-level list `key` in the style
+/// the list is written in, or with a new `key: [value]` line at the end.
+fn append_entry(text: &str, key: &str, value: &str) -> Option<String> {
+    let scalar = yaml_scalar(value);
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut out = text.to_string();
+    match find_list(text, key).ok()? {
         None => {
-            let mut out = text.to_string();
             if !out.is_empty() && !out.ends_with('\n') {
                 out.push_str(newline);
             }
-            out.push_str(&block);
-            out
+            out.push_str(&format!("{key}: [{scalar}]{newline}"));
         }
-    };
-    let after = parse(&result).map_err(|(l, c, m)| {
-        format!(
-            "rewriting the `disabled` list would break the file ({l}:{c}: {m}); edit it by hand"
-        )
-    })?;
-    let expected = FileSettings {
-        disabled: names.to_vec(),
-        ..before
-    };
-    if after != expected {
-        return Err(
-            "rewriting the `disabled` list would change other keys; edit the file by hand"
-                .to_string(),
-        );
+        Some(list) => match (list.layout, list.items.last()) {
+            (Layout::Flow { open, close }, None) => {
+                out.replace_range(open + 1..close, &scalar);
+            }
+            (Layout::Flow { .. }, Some(last)) => out.insert_str(last.end, &format!(", {scalar}")),
+            (Layout::Block, Some(last)) => {
+                // The last item's line again: same indent, same dash.
+                let mut line = text[last.line_start..last.start].to_string();
+                line.push_str(&scalar);
+                line.push_str(newline);
+                if !text[..last.line_end].ends_with('\n') {
+                    line.insert_str(0, newline);
+                }
+                out.insert_str(last.line_end, &line);
+            }
+            (Layout::Empty, _) | (Layout::Block, None) => {
+                out.insert_str(list.after_colon, &format!(" [{scalar}]"));
+            }
+        },
     }
-    Ok(result)
+    Some(out)
+}
+
+/// How a top-level list is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `key: [a, b]` (possibly over several lines): byte offsets of the
+    /// brackets.
+    Flow { open: usize, close: usize },
+    /// `key:` then `- a` lines.
+    Block,
+    /// `key:` with nothing after it.
+    Empty,
+}
+
+/// A top-level list as written in the text.
+#[derive(Debug, Clone)]
+struct ListText {
+    /// Byte offset just after the colon of `key:`.
+    after_colon: usize,
+    layout: Layout,
+    items: Vec<ItemText>,
+}
+
+/// One item of a list as written.
+#[derive(Debug, Clone)]
+struct ItemText {
+    /// The value (quotes and escapes resolved).
+    value: String,
+    /// Byte range of the item as written, quotes included.
+    start: usize,
+    end: usize,
+    /// Byte range of the item's line, line break included.
+    line_start: usize,
+    line_end: usize,
+    /// 1-based line and column of `start`.
+    line: usize,
+    column: usize,
+}
+
+/// A line of the text: byte offsets of its start, of the end of its
+/// content (before `\r\n` or `\n`) and of its end (after them).
+#[derive(Debug, Clone, Copy)]
+struct LineSpan {
+    start: usize,
+    content_end: usize,
+    end: usize,
+}
+
+fn line_spans(text: &str) -> Vec<LineSpan> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let end = start + line.len();
+        let content = line.trim_end_matches('\n').trim_end_matches('\r');
+        spans.push(LineSpan {
+            start,
+            content_end: start + content.len(),
+            end,
+        });
+        start = end;
+    }
+    spans
+}
+
+/// The top-level list `key` of `text`: `Ok(None)` when the key is absent,
+/// `Err(())` when its value is not a list this module can edit exactly
+/// (a scalar, nested collections, anchors, aliases, tags, block scalars,
+/// multi-line items).
+fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
+    let lines = line_spans(text);
+    let content = |span: &LineSpan| &text[span.start..span.content_end];
+    let Some(index) = lines
+        .iter()
+        .position(|span| top_level_key(content(span)) == Some(key))
+    else {
+        return Ok(None);
+    };
+    let key_line = lines[index];
+    let after_colon = key_line.start + content(&key_line).find(':').ok_or(())? + 1;
+    let rest = &text[after_colon..key_line.content_end];
+    let value_start = after_colon + (rest.len() - rest.trim_start().len());
+    let column_of = |offset: usize, span: &LineSpan| text[span.start..offset].chars().count() + 1;
+    if rest.trim_start().starts_with('[') {
+        let (close, found) = scan_flow(text, value_start)?;
+        let mut items = Vec::new();
+        for (start, end) in found {
+            let line = lines.partition_point(|span| span.end <= start);
+            let span = lines[line];
+            items.push(ItemText {
+                value: decode_scalar(&text[start..end])?,
+                start,
+                end,
+                line_start: span.start,
+                line_end: span.end,
+                line: line + 1,
+                column: column_of(start, &span),
+            });
+        }
+        // After `]`: nothing but a comment.
+        let close_line = lines[lines.partition_point(|span| span.end <= close)];
+        let after = text[close + 1..close_line.content_end].trim_start();
+        if !(after.is_empty() || after.starts_with('#')) {
+            return Err(());
+        }
+        return Ok(Some(ListText {
+            after_colon,
+            layout: Layout::Flow {
+                open: value_start,
+                close,
+            },
+            items,
+        }));
+    }
+    if !(rest.trim().is_empty() || rest.trim_start().starts_with('#')) {
+        return Err(());
+    }
+    // A block list: `- item` lines at one indentation, with blank lines
+    // and comments between them; it ends at the next line at column 0.
+    let mut items = Vec::new();
+    let mut indent = None;
+    for (line, span) in lines.iter().enumerate().skip(index + 1) {
+        let line_text = content(span);
+        let body = line_text.trim_start_matches(' ');
+        let spaces = line_text.len() - body.len();
+        if body.trim().is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let Some(after_dash) = body
+            .strip_prefix('-')
+            .filter(|after| after.starts_with([' ', '\t']))
+        else {
+            if spaces > 0 || body == "-" {
+                return Err(()); // an item continued or a nested value
+            }
+            break;
+        };
+        if *indent.get_or_insert(spaces) != spaces {
+            return Err(());
+        }
+        let value = after_dash.trim_start();
+        let start = span.content_end - value.len();
+        let end = start + scalar_length(value)?;
+        let after = text[end..span.content_end].trim_start();
+        if end == start || !(after.is_empty() || after.starts_with('#')) {
+            return Err(());
+        }
+        items.push(ItemText {
+            value: decode_scalar(&text[start..end])?,
+            start,
+            end,
+            line_start: span.start,
+            line_end: span.end,
+            line: line + 1,
+            column: column_of(start, span),
+        });
+    }
+    let layout = if items.is_empty() {
+        Layout::Empty
+    } else {
+        Layout::Block
+    };
+    Ok(Some(ListText {
+        after_colon,
+        layout,
+        items,
+    }))
+}
+
+/// The items of the flow list whose `[` is at `open`: the offset of its
+/// `]` and the byte range of each item.
+fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), ()> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    // The item being read: its start and the end of its last character.
+    let mut current: Option<(usize, usize)> = None;
+    let mut quoted = false;
+    let mut i = open + 1;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        match byte {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'#' if bytes[i - 1].is_ascii_whitespace() => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b',' | b']' => {
+                match current.take() {
+                    Some(item) => items.push(item),
+                    None if byte == b',' => return Err(()), // `[,` or `,,`
+                    None => {}                              // `[]`, or `[a,]`
+                }
+                quoted = false;
+                if byte == b']' {
+                    return Ok((i, items));
+                }
+                i += 1;
+            }
+            b'[' | b'{' | b'}' => return Err(()),
+            _ if quoted => return Err(()), // text after a closing quote
+            b'"' | b'\'' if current.is_none() => {
+                let length = scalar_length(&text[i..])?;
+                current = Some((i, i + length));
+                quoted = true;
+                i += length;
+            }
+            _ => {
+                let start = current.map_or(i, |(start, _)| start);
+                let char_length = text[i..].chars().next().map_or(1, char::len_utf8);
+                current = Some((start, i + char_length));
+                i += char_length;
+            }
+        }
+    }
+    Err(())
+}
+
+/// The length in bytes of the scalar at the start of `text` (one line of
+/// a block item, or the rest of the text from a quote): up to the closing
+/// quote, or for a plain scalar up to a ` #` comment or the end.
+fn scalar_length(text: &str) -> Result<usize, ()> {
+    let bytes = text.as_bytes();
+    match bytes.first() {
+        Some(b'"') => {
+            let mut i = 1;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'\\' => i += 2,
+                    b'"' => return Ok(i + 1),
+                    b'\n' => return Err(()),
+                    _ => i += 1,
+                }
+            }
+            Err(())
+        }
+        Some(b'\'') => {
+            let mut i = 1;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'\'' if bytes.get(i + 1) == Some(&b'\'') => i += 2,
+                    b'\'' => return Ok(i + 1),
+                    b'\n' => return Err(()),
+                    _ => i += 1,
+                }
+            }
+            Err(())
+        }
+        // Anchors, aliases, tags, block scalars, nested collections,
+        // directives: not a plain name.
+        Some(b'&' | b'*' | b'!' | b'|' | b'>' | b'[' | b'{' | b'%' | b'@' | b'`') | None => Err(()),
+        Some(_) => {
+            let end = text
+                .find(" #")
+                .into_iter()
+                .chain(text.find("\t#"))
+                .min()
+                .unwrap_or(text.len());
+            Ok(text[..end].trim_end().len())
+        }
+    }
+}
+
+/// The string a YAML scalar as written stands for.
+fn decode_scalar(written: &str) -> Result<String, ()> {
+    serde_yaml_ng::from_str::<String>(written).map_err(|_| ())
 }
 
 /// A YAML scalar for `text`: plain when that reads back as the same
@@ -553,20 +1052,233 @@ mod tests {
         assert!(message.contains("markdown"), "{message}");
     }
 
+    /// `enable_in_text` for the entry `csv-cleanup` (by name or id).
+    fn enable(text: &str) -> String {
+        enable_in_text(text, |e| e == "csv-cleanup" || e == "data/csv-cleanup")
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
     #[test]
-    fn rewrite_keeps_the_rest() {
-        let text = "# my config\nroots: [skills]   # here\ndisabled:\n  - pdf\n  # a note\n  - docx\n\nformat: xml\n";
-        let out = rewrite_disabled(text, &["docx".to_string()]).unwrap();
+    fn enabling_edits_a_flow_list_in_place() {
+        let cases = [
+            // The item and its comma go; the comment stays.
+            (
+                "disabled: [csv-cleanup, git-bisect]  # two\n",
+                "disabled: [git-bisect]  # two\n",
+            ),
+            (
+                "# mine\ndisabled: [git-bisect, csv-cleanup, pdf]   # three\nformat: xml\n",
+                "# mine\ndisabled: [git-bisect, pdf]   # three\nformat: xml\n",
+            ),
+            // The last item takes the comma before it.
+            (
+                "disabled: [git-bisect, csv-cleanup]\n",
+                "disabled: [git-bisect]\n",
+            ),
+            // The only item leaves `[]`, comment and all.
+            (
+                "disabled: [csv-cleanup]  # proj\nbudget_tokens: 300\n",
+                "disabled: []  # proj\nbudget_tokens: 300\n",
+            ),
+            ("disabled: [ csv-cleanup ]", "disabled: []"),
+            // Quoted names, either quote.
+            (
+                "disabled: [\"csv-cleanup\", 'git-bisect']  # q\n",
+                "disabled: ['git-bisect']  # q\n",
+            ),
+            (
+                "disabled: ['git-bisect', \"data/csv-cleanup\"]\n",
+                "disabled: ['git-bisect']\n",
+            ),
+            // Every entry naming the skill, by name or id.
+            (
+                "disabled: [data/csv-cleanup, pdf, csv-cleanup]\n",
+                "disabled: [pdf]\n",
+            ),
+            // Over several lines, with a trailing comma.
+            (
+                "disabled: [\n  csv-cleanup,\n  pdf,\n]\nformat: xml\n",
+                "disabled: [\n  pdf,\n]\nformat: xml\n",
+            ),
+            (
+                "disabled: [csv-cleanup, pdf]\r\nformat: xml\r\n",
+                "disabled: [pdf]\r\nformat: xml\r\n",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(enable(text), expected, "from {text:?}");
+        }
+    }
+
+    #[test]
+    fn enabling_edits_a_block_list_in_place() {
+        let cases = [
+            // Just the `- item` line goes; comments and blank lines stay.
+            (
+                "# my config\nroots: [skills]   # keep\ndisabled:\n  - git-bisect\n  # a note\n  - csv-cleanup   # this one\n\nformat: xml\n",
+                "# my config\nroots: [skills]   # keep\ndisabled:\n  - git-bisect\n  # a note\n\nformat: xml\n",
+            ),
+            (
+                "disabled:\n- csv-cleanup\n- \"pdf\"\nformat: xml\n",
+                "disabled:\n- \"pdf\"\nformat: xml\n",
+            ),
+            (
+                "disabled:\n    - 'csv-cleanup'\n    - pdf",
+                "disabled:\n    - pdf",
+            ),
+            // The last item leaves `disabled: []`, with the key's comment.
+            (
+                "# my config\ndisabled:   # off for now\n  - csv-cleanup\nbudget_tokens: 3000\n",
+                "# my config\ndisabled: []   # off for now\nbudget_tokens: 3000\n",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(enable(text), expected, "from {text:?}");
+        }
+    }
+
+    #[test]
+    fn enabling_lists_under_enabled_what_it_cannot_remove() {
+        let cases = [
+            // An anchored list: add a new `enabled` key at the end.
+            (
+                "disabled: &off [csv-cleanup, pdf]\nformat: xml",
+                "disabled: &off [csv-cleanup, pdf]\nformat: xml\nenabled: [csv-cleanup]\n",
+            ),
+            // An `enabled` list already there keeps its style.
+            (
+                "disabled: &off [csv-cleanup]\nenabled: [pdf]  # back on\n",
+                "disabled: &off [csv-cleanup]\nenabled: [pdf, csv-cleanup]  # back on\n",
+            ),
+            (
+                "disabled: &off [csv-cleanup]\nenabled: []\n",
+                "disabled: &off [csv-cleanup]\nenabled: [csv-cleanup]\n",
+            ),
+            (
+                "disabled: &off [csv-cleanup]\nenabled:\n  - pdf   # a\nformat: xml\n",
+                "disabled: &off [csv-cleanup]\nenabled:\n  - pdf   # a\n  - csv-cleanup\nformat: xml\n",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(enable(text), expected, "from {text:?}");
+        }
+        // A name that needs quotes gets them.
+        let out = enable_in_text("disabled: !!seq [\"yes\"]\n", |e| e == "yes").unwrap();
+        assert_eq!(out, "disabled: !!seq [\"yes\"]\nenabled: [\"yes\"]\n");
+        // Nothing names the skill: nothing changes.
+        let text = "disabled: [pdf]  # c\n";
+        assert_eq!(enable(text), text);
+    }
+
+    #[test]
+    fn entries_have_positions() {
+        let text =
+            "# c\nroots: [a, \"b\"]\ndisabled:\n  - pdf\n  -   'x y'  # z\nenabled: &q [q]\n";
+        let settings = parse(text).unwrap();
+        let entries = entries_of(text, &settings);
+        let entries: Vec<(&str, &str, usize, usize)> = entries
+            .iter()
+            .map(|e| (e.key, e.value.as_str(), e.line, e.column))
+            .collect();
         assert_eq!(
-            out,
-            "# my config\nroots: [skills]   # here\ndisabled:\n  - docx\n\nformat: xml\n"
+            entries,
+            [
+                ("roots", "a", 2, 9),
+                ("roots", "b", 2, 12),
+                ("disabled", "pdf", 4, 5),
+                ("disabled", "x y", 5, 7),
+                // An anchor: the key's position.
+                ("enabled", "q", 6, 1),
+            ]
         );
-        let out = rewrite_disabled("disabled: [a, b]\nformat: xml\n", &[]).unwrap();
-        assert_eq!(out, "disabled: []\nformat: xml\n");
-        let out = rewrite_disabled("disabled:\n- a\n- b\nformat: xml\n", &["b".into()]).unwrap();
-        assert_eq!(out, "disabled:\n  - b\nformat: xml\n");
-        let out = rewrite_disabled("format: xml", &["yes".into()]).unwrap();
-        assert_eq!(out, "format: xml\ndisabled:\n  - \"yes\"\n");
+    }
+
+    #[test]
+    fn a_duplicate_key_is_reported_where_it_repeats() {
+        let (line, column, message) =
+            parse("disabled: [a]\nroots: [x]\ndisabled: [b]\n").unwrap_err();
+        assert_eq!((line, column), (3, 1), "{message}");
+        assert!(message.contains("duplicate field `disabled`"), "{message}");
+        assert!(message.contains("line 1"), "{message}");
+    }
+
+    #[test]
+    fn unknown_names_say_where_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skilldex.yaml");
+        std::fs::write(&path, "disabled: [pdf, pfd]\nenabled:\n  - csv\n").unwrap();
+        let sources = Sources {
+            explicit: Some(path.clone()),
+            variables: vec![("SKILLDEX_ENABLED".into(), "zip".into())],
+            ..Sources::default()
+        };
+        let settings = load(&sources).unwrap();
+        let unknown = settings.unknown_names(|name| name == "pdf");
+        let found: Vec<(String, &str, &str)> = unknown
+            .iter()
+            .map(|u| (u.origin.to_string(), u.key, u.name.as_str()))
+            .collect();
+        let at = |l, c| format!("{}:{l}:{c}", path.display());
+        assert_eq!(
+            found,
+            [
+                (at(1, 17), "disabled", "pfd"),
+                (at(3, 5), "enabled", "csv"),
+                ("SKILLDEX_ENABLED".to_string(), "enabled", "zip"),
+            ]
+        );
+    }
+
+    #[test]
+    fn roots_know_where_they_come_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skilldex.yaml");
+        std::fs::write(&path, "roots: [one, two]\n").unwrap();
+        let mut sources = Sources {
+            explicit: Some(path.clone()),
+            ..Sources::default()
+        };
+        let settings = load(&sources).unwrap();
+        assert_eq!(
+            settings.roots_origin,
+            [
+                Origin::File {
+                    path: path.clone(),
+                    line: 1,
+                    column: 9
+                },
+                Origin::File {
+                    path: path.clone(),
+                    line: 1,
+                    column: 14
+                }
+            ]
+        );
+        sources.variables = vec![("SKILLDEX_ROOTS".into(), "a:b".into())];
+        let settings = load(&sources).unwrap();
+        assert_eq!(
+            settings.roots_origin,
+            vec![Origin::Variable("SKILLDEX_ROOTS"); 2]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_is_named_once_with_what_to_do() {
+        let mut sources = Sources {
+            explicit: Some(PathBuf::from("/nonexistent/skilldex.yaml")),
+            ..Sources::default()
+        };
+        let message = load(&sources).unwrap_err().to_string();
+        assert!(message.contains("/nonexistent/skilldex.yaml"), "{message}");
+        assert!(message.contains("--config"), "{message}");
+        sources.explicit_from_variable = true;
+        let message = load(&sources).unwrap_err().to_string();
+        assert!(message.contains("SKILLDEX_CONFIG"), "{message}");
+        let error = load(&sources).unwrap_err();
+        assert!(
+            std::error::Error::source(&error).is_none(),
+            "the I/O error is in the message only, so it is printed once"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// individual files are diagnostics inside the catalog instead.
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
-    #[error("skill root {} does not exist — check the path given to --root", .0.display())]
+    #[error("skill root {} does not exist — check the path, or create the folder", .0.display())]
     RootNotFound(PathBuf),
     #[error("skill root {} is not a folder — pass the folder that holds the skills", .0.display())]
     RootNotADirectory(PathBuf),
@@ -725,16 +725,33 @@ impl Catalog {
 
     /// Ids that look like `key`, for "did you mean" answers.
     pub fn similar(&self, key: &str, limit: usize) -> Vec<&str> {
-        let key = key.to_lowercase();
-        let mut scored: Vec<(usize, &str)> = self
-            .skills
-            .iter()
-            .map(|s| (edit_distance(&key, &s.id.to_lowercase()), s.id.as_str()))
-            .filter(|(d, id)| *d <= 3.max(key.chars().count() / 3) || id.contains(key.as_str()))
-            .collect();
-        scored.sort();
-        scored.into_iter().take(limit).map(|(_, id)| id).collect()
+        similar_ids(&self.skills, key, limit)
     }
+
+    /// Like `similar`, disabled skills included (for names in the
+    /// configuration, which may well mean a disabled skill).
+    pub fn similar_including_disabled(&self, key: &str, limit: usize) -> Vec<&str> {
+        similar_ids(self.every_skill(), key, limit)
+    }
+
+    /// Does a skill of this snapshot, disabled ones included, answer to
+    /// `key` (name, id or `namespace/name`)?
+    pub fn names_any_skill(&self, key: &str) -> bool {
+        self.every_skill()
+            .iter()
+            .any(|skill| crate::config::names_skill(key, skill))
+    }
+}
+
+fn similar_ids<'a>(skills: &'a [Arc<Skill>], key: &str, limit: usize) -> Vec<&'a str> {
+    let key = key.to_lowercase();
+    let mut scored: Vec<(usize, &str)> = skills
+        .iter()
+        .map(|s| (edit_distance(&key, &s.id.to_lowercase()), s.id.as_str()))
+        .filter(|(d, id)| *d <= 3.max(key.chars().count() / 3) || id.contains(key.as_str()))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(limit).map(|(_, id)| id).collect()
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -132,7 +132,7 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     }
     let options = render_options(cli, args)?;
     let (format, budget) = (options.format, options.budget);
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let rendered = query::render_directory(&catalog, &options);
     if format == Format::Json {
         write_json(&render::to_json(&catalog, &rendered))?;
@@ -218,7 +218,10 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
 #[allow(clippy::print_stderr)]
 fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
     let profile: Profile = args.profile.into();
-    let catalog = build(&builder(&cli.global, profile)?.check_bodies(true))?;
+    let catalog = build(
+        &cli.global,
+        &builder(&cli.global, profile)?.check_bodies(true),
+    )?;
     let diagnostics = catalog.diagnostics();
     let counts = count(diagnostics);
     if args.json || args.format == LintFormat::Json {
@@ -324,7 +327,7 @@ fn in_namespace(namespace: &str, filter: &str) -> bool {
 #[allow(clippy::print_stderr)]
 fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     tokens::warm_up();
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let filter = args.namespace.as_deref().unwrap_or("");
     if !filter.is_empty()
         && !catalog
@@ -514,7 +517,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     tokens::warm_up();
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let Some(skill) = catalog.get(&args.name) else {
         if let Some(skill) = catalog.disabled_skill(&args.name) {
             eprintln!(
@@ -691,7 +694,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = refuse_blank_name(&args.target, "read") {
         return Ok(code);
     }
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let request = query::ReadRequest {
         target: args.target.clone(),
         raw: args.raw,
@@ -861,7 +864,10 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         Ok(search) => search,
         Err(error) => return Ok(report(error)),
     };
-    let catalog = build(&builder(&cli.global, Profile::Spec)?.file_visitor(search.visitor()))?;
+    let catalog = build(
+        &cli.global,
+        &builder(&cli.global, Profile::Spec)?.file_visitor(search.visitor()),
+    )?;
     let result = match search.finish(&catalog) {
         Ok(result) => result,
         Err(error) => return Ok(report(error)),

@@ -298,17 +298,35 @@ fn settings(global: &GlobalArgs) -> anyhow::Result<crate::config::Settings> {
     Ok(crate::config::load(&sources)?)
 }
 
-/// The roots to scan: flags, else `SKILLDEX_ROOTS`, else the configuration
-/// files' `roots`, else the default locations that exist.
+/// Where a root came from, so that a message about it can say what to fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RootOrigin {
+    Flag,
+    Config(crate::config::Origin),
+    Default,
+}
+
+/// The roots to scan, each with its origin: flags, else `SKILLDEX_ROOTS`,
+/// else the configuration files' `roots`, else the default locations that
+/// exist.
 fn resolve_roots(
     global: &GlobalArgs,
     settings: &crate::config::Settings,
-) -> anyhow::Result<Vec<PathBuf>> {
+) -> anyhow::Result<Vec<(PathBuf, RootOrigin)>> {
     if !global.roots.is_empty() {
-        return Ok(global.roots.clone());
+        return Ok(global
+            .roots
+            .iter()
+            .map(|root| (root.clone(), RootOrigin::Flag))
+            .collect());
     }
     if let Some(roots) = &settings.roots {
-        return Ok(roots.clone());
+        let origins = settings
+            .roots_origin
+            .iter()
+            .cloned()
+            .map(RootOrigin::Config);
+        return Ok(roots.iter().cloned().zip(origins).collect());
     }
     let mut candidates: Vec<PathBuf> = [
         "skills",
@@ -335,13 +353,17 @@ fn resolve_roots(
                 .join(", ")
         );
     }
-    Ok(existing)
+    Ok(existing
+        .into_iter()
+        .map(|root| (root, RootOrigin::Default))
+        .collect())
 }
 
 /// The one place flags become builder settings.
 fn builder(global: &GlobalArgs, profile: Profile) -> anyhow::Result<CatalogBuilder> {
     let settings = settings(global)?;
-    let mut builder = CatalogBuilder::new(resolve_roots(global, &settings)?)
+    let roots = resolve_roots(global, &settings)?;
+    let mut builder = CatalogBuilder::new(roots.into_iter().map(|(root, _)| root))
         .profile(profile)
         .disabled(settings.disabled.iter().cloned());
     if let Some(depth) = global.max_depth {
@@ -356,8 +378,71 @@ fn builder(global: &GlobalArgs, profile: Profile) -> anyhow::Result<CatalogBuild
     Ok(builder)
 }
 
-fn build(builder: &CatalogBuilder) -> anyhow::Result<Catalog> {
-    Ok(builder.build()?)
+/// Build the catalog; a bad root is reported with where it came from, and
+/// names in the configuration that match no skill are warned about.
+fn build(global: &GlobalArgs, builder: &CatalogBuilder) -> anyhow::Result<Catalog> {
+    let catalog = builder
+        .build()
+        .map_err(|error| explain_root_error(global, error))?;
+    warn_unknown_names(global, &catalog);
+    Ok(catalog)
+}
+
+/// A missing root or a file given as a root, with what to fix: the flag,
+/// the variable, or the entry of the configuration file.
+fn explain_root_error(global: &GlobalArgs, error: crate::CatalogError) -> anyhow::Error {
+    use crate::config::Origin;
+    use crate::CatalogError;
+    let (root, problem) = match &error {
+        CatalogError::RootNotFound(root) => (root, "does not exist"),
+        CatalogError::RootNotADirectory(root) => (root, "is not a folder"),
+    };
+    let origin = settings(global)
+        .ok()
+        .and_then(|settings| resolve_roots(global, &settings).ok())
+        .and_then(|roots| roots.into_iter().find(|(path, _)| path == root))
+        .map(|(_, origin)| origin);
+    let what_to_do = match origin {
+        Some(RootOrigin::Flag) => "check the path given to --root".to_string(),
+        Some(RootOrigin::Config(Origin::Variable(variable))) => format!(
+            "it comes from {variable} (a `:`-separated list of folders); fix or unset the variable, or pass --root"
+        ),
+        Some(RootOrigin::Config(origin @ Origin::File { .. })) => format!(
+            "it comes from `roots` at {origin} (relative paths start at that file's folder); fix the entry, or pass --root"
+        ),
+        Some(RootOrigin::Default) | None => return error.into(),
+    };
+    anyhow::anyhow!("skill root {} {problem} — {what_to_do}", root.display())
+}
+
+/// One warning on stderr for each `disabled`/`enabled` name that matches
+/// no skill: it changes nothing, so it is most likely misspelt.
+fn warn_unknown_names(global: &GlobalArgs, catalog: &Catalog) {
+    if global.quiet {
+        return;
+    }
+    let Ok(settings) = settings(global) else {
+        return;
+    };
+    for unknown in settings.unknown_names(|name| catalog.names_any_skill(name)) {
+        let similar = catalog.similar_including_disabled(&unknown.name, 3);
+        let advice = if similar.is_empty() {
+            "check the spelling (`skilldex list` shows the skills)".to_string()
+        } else {
+            format!(
+                "did you mean {}?",
+                similar
+                    .iter()
+                    .map(|id| format!("`{id}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        eprintln!(
+            "skilldex: warning: {}: `{}` names `{}`, which matches no skill — {advice}",
+            unknown.origin, unknown.key, unknown.name
+        );
+    }
 }
 
 impl From<FormatArg> for Format {

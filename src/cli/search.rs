@@ -47,7 +47,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
         eprintln!("skilldex: the query is empty — say in a few words what the skill should do");
         return Ok(ExitCode::from(2));
     }
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     report_diagnostics(cli, &catalog);
     let results = catalog.search(&query, &SearchOptions { limit: args.limit });
     let format = if args.json {

@@ -46,10 +46,11 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
         .filter(|r| !r.exists())
         .collect();
     for root in builder.roots().iter().filter(|r| r.exists()) {
-        crate::catalog::check_root(root)?;
+        crate::catalog::check_root(root)
+            .map_err(|error| super::explain_root_error(&cli.global, error))?;
     }
     let first = if args.no_watch || missing.is_empty() {
-        Arc::new(super::build(&builder)?)
+        Arc::new(super::build(&cli.global, &builder)?)
     } else {
         for root in &missing {
             log(&format!(
@@ -57,7 +58,9 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
                 root.display()
             ));
         }
-        Arc::new(builder.build_retained().0)
+        let catalog = builder.build_retained().0;
+        super::warn_unknown_names(&cli.global, &catalog);
+        Arc::new(catalog)
     };
     let mut on_started: Option<Box<dyn FnOnce() + Send>> = None;
     let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {

@@ -12,6 +12,10 @@ pub(super) struct ToolsArgs {
     /// Shape of the definitions.
     #[arg(long, value_enum, default_value_t = ToolsFormat::Mcp)]
     format: ToolsFormat,
+    /// Accepted like on every command that prints data: the definitions
+    /// are JSON in either shape.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -101,6 +101,7 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         ..WatchOptions::default()
     };
     let live = LiveCatalog::start(builder, options)?;
+    super::warn_unknown_names(&cli.global, &live.snapshot());
     let (wake, wakes) = mpsc::channel();
     {
         let wake = wake.clone();
@@ -353,7 +354,7 @@ pub(super) fn render_since(
     let shown =
         ShownState::from_json(&value).with_context(|| format!("reading {}", previous.display()))?;
     let options = render_options(cli, args)?;
-    let catalog = build(&builder(&cli.global, Profile::Spec)?)?;
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let (delta, next) = query::render_delta(&shown, &catalog, &options);
     if !delta.is_empty() {
         if options.format == Format::Json {

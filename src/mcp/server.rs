@@ -326,7 +326,7 @@ enable it.\n\n",
                                     .map(|p| p.display().to_string())
                                     .collect::<Vec<_>>());
                                 self.log(&format!(
-                                    "enabled `{id}` for good: removed it from the disabled list of {}",
+                                    "enabled `{id}` for good: edited {} so that it is no longer disabled",
                                     persisted
                                         .files
                                         .iter()

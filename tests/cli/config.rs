@@ -219,3 +219,143 @@ fn tools_prints_schemas_in_both_shapes() {
         assert!(issues.is_empty(), "{}: {issues:?}", tool["name"]);
     }
 }
+
+#[test]
+fn a_missing_root_says_where_it_was_named() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    catalog(dir);
+    write(dir, "skilldex.yaml", "# roots\nroots: [skills, missing]\n");
+    let from_file = run(dir, &[], &["list"]);
+    assert_eq!(from_file.code, 2, "{from_file:?}");
+    assert!(
+        from_file.stderr.contains("missing does not exist")
+            && from_file.stderr.contains("skilldex.yaml:2:17")
+            && !from_file.stderr.contains("--root DIR")
+            && !from_file.stderr.contains("given to --root"),
+        "names the entry of the file: {from_file:?}"
+    );
+    let from_variable = run(dir, &[("SKILLDEX_ROOTS", "skills:gone")], &["list"]);
+    assert_eq!(from_variable.code, 2, "{from_variable:?}");
+    assert!(
+        from_variable.stderr.contains("gone does not exist")
+            && from_variable.stderr.contains("SKILLDEX_ROOTS")
+            && !from_variable.stderr.contains("given to --root"),
+        "names the variable: {from_variable:?}"
+    );
+    let from_flag = run(dir, &[], &["list", "--root", "nowhere"]);
+    assert_eq!(from_flag.code, 2, "{from_flag:?}");
+    assert!(
+        from_flag.stderr.contains("nowhere does not exist") && from_flag.stderr.contains("--root"),
+        "{from_flag:?}"
+    );
+}
+
+#[test]
+fn names_that_match_no_skill_are_warned_about() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    catalog(dir);
+    write(
+        dir,
+        "skilldex.yaml",
+        "roots: [skills]\ndisabled: [pdf, nonexistent-skill]\nenabled:\n  - cvs\n",
+    );
+    for args in [
+        &["render", "--paths", "none"][..],
+        &["list", "--json"],
+        &["lint"],
+    ] {
+        let out = run(dir, &[], args);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        let warnings: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("skilldex: warning:"))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{args:?}: one per name: {out:?}");
+        assert!(
+            warnings[0].contains("skilldex.yaml:2:17")
+                && warnings[0].contains("`nonexistent-skill`")
+                && !warnings[0].contains("did you mean"),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            warnings[1].contains("skilldex.yaml:4:5")
+                && warnings[1].contains("`cvs`")
+                && warnings[1].contains("did you mean `csv`"),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            !out.stdout.contains("nonexistent"),
+            "stdout stays data: {out:?}"
+        );
+    }
+    // The environment's names too; -q keeps stderr for errors.
+    let out = run(dir, &[("SKILLDEX_DISABLED", "pfd")], &["list", "--json"]);
+    assert!(
+        out.stderr.contains("SKILLDEX_DISABLED") && out.stderr.contains("did you mean `pdf`"),
+        "{out:?}"
+    );
+    let quiet = run(dir, &[], &["-q", "list", "--json"]);
+    assert!(quiet.stderr.is_empty(), "{quiet:?}");
+    // Names of real skills, disabled or not, are fine.
+    write(
+        dir,
+        "skilldex.yaml",
+        "roots: [skills]\ndisabled: [pdf, csv]\nenabled: [csv]\n",
+    );
+    let out = run(dir, &[], &["list", "--json"]);
+    assert!(!out.stderr.contains("warning"), "{out:?}");
+}
+
+#[test]
+fn a_key_given_twice_is_reported_at_the_second() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    catalog(dir);
+    write(
+        dir,
+        "skilldex.yaml",
+        "roots: [skills]\ndisabled: [pdf]\nformat: xml\ndisabled: [csv]\n",
+    );
+    let out = run(dir, &[], &["list"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("skilldex.yaml:4:1:")
+            && out.stderr.contains("duplicate field `disabled`"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_missing_config_file_is_reported_once() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    catalog(dir);
+    let out = run(dir, &[], &["list", "--config", "/nonexistent.yaml"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(
+        out.stderr.matches("No such file or directory").count(),
+        1,
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains("/nonexistent.yaml") && out.stderr.contains("--config"),
+        "{out:?}"
+    );
+    let out = run(dir, &[("SKILLDEX_CONFIG", "/nonexistent.yaml")], &["list"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.stderr.matches("No such file or directory").count(), 1);
+    assert!(out.stderr.contains("SKILLDEX_CONFIG"), "{out:?}");
+}
+
+#[test]
+fn tools_accepts_json() {
+    let plain = super::run(&["tools"]);
+    let json = super::run(&["tools", "--json"]);
+    assert_eq!(json.code, 0, "{json:?}");
+    assert_eq!(json.stdout, plain.stdout);
+    let openai = super::run(&["tools", "--json", "--format", "openai"]);
+    assert_eq!(openai.json()[0]["type"], "function", "{openai:?}");
+}

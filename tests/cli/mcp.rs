@@ -97,7 +97,8 @@ fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let config = temp.path().join("skilldex.yaml");
     std::fs::write(
         &config,
-        "# test configuration\nformat: markdown\ndisabled:\n  - secret-recipes\n",
+        // `old-recipes` names no skill: serve warns and carries on.
+        "# test configuration\nformat: markdown\ndisabled: [secret-recipes, old-recipes]  # private\n",
     )
     .unwrap();
     (temp, root, config)
