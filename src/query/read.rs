@@ -630,6 +630,31 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     } else {
         Vec::new()
     };
+    // A live catalog keeps a broken skill's last good name and description;
+    // the file itself is read as it is now, so say so.
+    if file == skill.path && catalog.is_stale(&skill.id) {
+        let problem = catalog
+            .diagnostics()
+            .iter()
+            .find(|d| d.path == skill.path && d.severity == crate::model::Severity::Error)
+            .map(|d| {
+                format!(
+                    " ({}:{}: {}: {})",
+                    d.line,
+                    d.column,
+                    d.code.as_str(),
+                    d.message
+                )
+            })
+            .unwrap_or_default();
+        let stale = format!(
+            "this SKILL.md is broken on disk right now{problem}; the directory and search keep its last good name and description until it is fixed, and what follows is the file as it is now"
+        );
+        note = Some(match note {
+            Some(other) => format!("{stale}; {other}"),
+            None => stale,
+        });
+    }
     Ok(ReadResult {
         skill: skill.id.clone(),
         path: relative,

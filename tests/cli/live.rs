@@ -533,6 +533,24 @@ fn a_broken_edit_keeps_the_last_good_version_until_fixed() {
     assert!(change.skills_unchanged(), "{change:?}");
     assert_eq!(change.stale, ["pdf"]);
     assert!(!change.diagnostics.is_empty());
+    // Reading it says the file is broken and that the listing keeps the
+    // last good version; other skills read without a note.
+    let request = |target: &str| skilldex::query::ReadRequest {
+        target: target.to_string(),
+        raw: false,
+        section: None,
+        lines: None,
+        max_tokens: 0,
+    };
+    let read = skilldex::query::read(&catalog, &request("pdf")).unwrap();
+    let note = read.note.expect("a note on the broken file");
+    assert!(
+        note.contains("broken on disk") && note.contains("description-missing"),
+        "{note}"
+    );
+    assert!(read.content.contains("# pdf"), "{}", read.content);
+    let csv = skilldex::query::read(&catalog, &request("csv")).unwrap();
+    assert_eq!(csv.note, None);
 
     // Half-written (empty) and then an unreadable file: still the last good one.
     put(&root, "pdf/SKILL.md", "");
