@@ -5,11 +5,19 @@
 //! the pinned tests/mcp/requirements.txt (it is rebuilt when that file
 //! changes). Without Python 3.10+ these tests fail and say what to
 //! install: an MCP server untested by a real client is not tested.
+//!
+//! Protocol details no SDK lets a client get wrong on purpose (a missing
+//! `jsonrpc`, a cursor kept across a change) are tested here with `Raw`,
+//! which writes JSON-RPC lines to the binary and reads its answers by id.
 
 use super::{copy_dir, repo, write};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The venv's python, created once per test run.
 fn python() -> &'static Path {
@@ -162,4 +170,190 @@ fn hostile_and_heavy_input_is_answered() {
             root.join("data").to_str().unwrap(),
         ],
     );
+}
+
+/// How long to wait for one answer or notification.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// `skilldex serve` over raw JSON-RPC lines: an `initialize` session.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Every message read so far and not yet taken, in order.
+    seen: Vec<Value>,
+    next_id: u64,
+}
+
+impl Raw {
+    /// Serve `root` (with `extra` flags) and finish the `initialize` handshake.
+    fn start(root: &Path, extra: &[&str]) -> Raw {
+        let mut child = super::skilldex()
+            .arg("serve")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("skilldex serve starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut raw = Raw {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+            next_id: 1,
+        };
+        let answer = raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        raw
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("the server reads stdin");
+        self.stdin.flush().unwrap();
+    }
+
+    /// The first message (read or still to come) that `wanted` accepts;
+    /// fails with what was seen after `WAIT`.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(i) = self.seen.iter().position(&wanted) {
+                return self.seen.remove(i);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self
+                    .seen
+                    .push(serde_json::from_str(&line).unwrap_or_else(|e| {
+                        panic!("the server wrote a line that is not JSON ({e}): {line}")
+                    })),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => panic!(
+                    "no {what} within {WAIT:?}; the server wrote:\n{}",
+                    self.seen
+                        .iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            }
+        }
+    }
+
+    /// The answer to the request with this id.
+    fn answer(&mut self, id: &Value) -> Value {
+        self.wait_for(&format!("answer with id {id}"), |m| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.answer(&id)
+    }
+
+    /// A `tools/call`; returns (is_error, text).
+    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = answer
+            .get("result")
+            .unwrap_or_else(|| panic!("{tool} {arguments}: no result: {answer}"));
+        (
+            result["isError"].as_bool().unwrap_or(false),
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    }
+
+    /// The error of a request that must fail: (code, message).
+    fn error(&mut self, method: &str, params: Value) -> (i64, String) {
+        let answer = self.request(method, params.clone());
+        let error = answer
+            .get("error")
+            .unwrap_or_else(|| panic!("{method} {params}: expected an error, got {answer}"));
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap().to_string(),
+        )
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_error_answer_carries_the_request_id() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (line, id, says) in [
+        (
+            r#"{"id":77,"method":"ping"}"#,
+            json!(77),
+            "`jsonrpc` is missing",
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":78,"method":"ping"}"#,
+            json!(78),
+            r#"`jsonrpc` must be "2.0", not "1.0""#,
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":"seventy-nine","method":"ping"}"#,
+            json!("seventy-nine"),
+            r#"must be "2.0""#,
+        ),
+        (
+            r#"{"jsonrpc":2,"id":80,"method":"ping"}"#,
+            json!(80),
+            r#"`jsonrpc` must be the string "2.0""#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":81,"method":"ping","params":{"_meta":5}}"#,
+            json!(81),
+            "`_meta` of ping must be an object",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":82,"method":"tools/call","params":{"name":"read_skill","arguments":{},"_meta":[]}}"#,
+            json!(82),
+            "`_meta` of tools/call must be an object",
+        ),
+    ] {
+        raw.send(line);
+        let answer = raw.answer(&id);
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{line}: {answer}");
+        assert_eq!(answer["jsonrpc"], "2.0", "{line}: {answer}");
+    }
+    // An id that cannot be read is answered with id null.
+    raw.send(r#"{"jsonrpc":"1.0","id":{"x":1},"method":"ping"}"#);
+    let answer = raw.answer(&Value::Null);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    // The session goes on.
+    assert!(raw.request("ping", json!({})).get("result").is_some());
 }
