@@ -421,15 +421,6 @@ fn wants_persist(response: &ElicitResult) -> bool {
         || always(response.content.as_ref().and_then(|c| c.get("persist")))
 }
 
-fn offset_of(request: &Option<PaginatedRequestParams>) -> Result<usize, McpError> {
-    match request.as_ref().and_then(|p| p.cursor.as_deref()) {
-        None => Ok(0),
-        Some(cursor) => cursor
-            .parse()
-            .map_err(|_| McpError::invalid_params(format!("unknown cursor {cursor:?}"), None)),
-    }
-}
-
 impl ServerHandler for SkilldexServer {
     fn get_info(&self) -> ServerConfig {
         let view = self.view();
@@ -519,22 +510,31 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let view = self.view();
-        let offset = offset_of(&request)?;
-        let skills = view.catalog.skills();
-        let mut all = Vec::with_capacity(RESOURCE_PAGE);
-        let total = view.index.entries.len() + 1;
-        for position in offset..total.min(offset + RESOURCE_PAGE) {
-            if position == 0 {
-                all.push(
-                    Resource::new(DIRECTORY_URI, "skills directory")
-                        .with_description(
-                            "Every skill of this server: name and description, grouped by namespace.",
-                        )
-                        .with_mime_type("text/markdown"),
-                );
-                continue;
+        // The directory first, then the skills, with the same cursors as
+        // `skills/list` (the last skill served).
+        let (start, mut all) = match request.as_ref().and_then(|p| p.cursor.as_deref()) {
+            Some(cursor) => (
+                view.index
+                    .start_after(&view.catalog, cursor)
+                    .map_err(|why| McpError::invalid_params(why, None))?,
+                Vec::with_capacity(RESOURCE_PAGE),
+            ),
+            None => {
+                let directory = Resource::new(DIRECTORY_URI, "skills directory")
+                    .with_description(
+                        "Every skill of this server: name and description, grouped by namespace.",
+                    )
+                    .with_mime_type("text/markdown");
+                (0, vec![directory])
             }
-            let (_, index) = &view.index.entries[position - 1];
+        };
+        let skills = view.catalog.skills();
+        let end = view
+            .index
+            .entries
+            .len()
+            .min(start + RESOURCE_PAGE - all.len());
+        for (_, index) in view.index.entries.get(start..end).unwrap_or(&[]) {
             let skill = &skills[*index];
             all.push(
                 Resource::new(skills::skill_uri(skill), skill.name.clone())
@@ -543,8 +543,9 @@ impl ServerHandler for SkilldexServer {
             );
         }
         let mut result = ListResourcesResult::with_all_items(all);
-        if offset + RESOURCE_PAGE < total {
-            result.next_cursor = Some((offset + RESOURCE_PAGE).to_string());
+        if end < view.index.entries.len() && end > start {
+            let (_, last) = &view.index.entries[end - 1];
+            result.next_cursor = Some(skills::cursor_after(&skills[*last]));
         }
         Ok(result)
     }
@@ -592,7 +593,13 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let view = self.view();
-        let offset = offset_of(&request)?;
+        let offset = match request.as_ref().and_then(|p| p.cursor.as_deref()) {
+            None => 0,
+            Some(cursor) => view
+                .index
+                .start_after(&view.catalog, cursor)
+                .map_err(|why| McpError::invalid_params(why, None))?,
+        };
         let end = view.index.entries.len().min(offset + skills::PAGE_SIZE);
         let mut served = Vec::with_capacity(end.saturating_sub(offset));
         for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
@@ -612,7 +619,8 @@ impl ServerHandler for SkilldexServer {
         }
         let mut result = ListSkillsResult::with_all_items(served);
         if end < view.index.entries.len() {
-            result.next_cursor = Some(end.to_string());
+            let (_, last) = &view.index.entries[end - 1];
+            result.next_cursor = Some(skills::cursor_after(&view.catalog.skills()[*last]));
         }
         Ok(result)
     }

@@ -357,3 +357,125 @@ fn every_error_answer_carries_the_request_id() {
     // The session goes on.
     assert!(raw.request("ping", json!({})).get("result").is_some());
 }
+
+fn skill_file(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: Skill {name}. Use when testing paging.\n---\n\n# {name}\n"
+    )
+}
+
+/// The names on one `skills/list` page, and its `nextCursor`.
+fn skills_page(raw: &mut Raw, cursor: Option<&str>) -> (Vec<String>, Option<String>) {
+    let params = match cursor {
+        Some(cursor) => json!({"cursor": cursor}),
+        None => json!({}),
+    };
+    let answer = raw.request("skills/list", params);
+    let result = answer
+        .get("result")
+        .unwrap_or_else(|| panic!("skills/list: {answer}"));
+    let names = result["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_string())
+        .collect();
+    (names, result["nextCursor"].as_str().map(str::to_string))
+}
+
+#[test]
+fn skills_list_pages_continue_after_the_last_skill_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    for i in 0..230 {
+        let name = format!("s{i:03}");
+        write(&root, &format!("{name}/SKILL.md"), skill_file(&name));
+    }
+    let mut raw = Raw::start(&root, &[]);
+    let changed = |m: &Value| m["method"] == "notifications/resources/list_changed";
+    let (first, cursor) = skills_page(&mut raw, None);
+    assert_eq!((first.len(), first[99].as_str()), (100, "s099"));
+    let cursor = cursor.expect("a second page");
+    assert!(
+        !cursor.contains("100"),
+        "the cursor is not an offset: {cursor}"
+    );
+    // A skill that sorts first appears between two pages: the next page
+    // still starts after s099, with nothing repeated.
+    write(&root, "a000/SKILL.md", skill_file("a000"));
+    raw.wait_for(
+        "notifications/resources/list_changed after adding a000",
+        changed,
+    );
+    let (second, cursor) = skills_page(&mut raw, Some(&cursor));
+    assert_eq!(
+        (second.len(), second[0].as_str(), second[99].as_str()),
+        (100, "s100", "s199")
+    );
+    // The skill the cursor names is removed: the next page starts at the
+    // first skill after it.
+    std::fs::remove_dir_all(root.join("s199")).unwrap();
+    raw.wait_for(
+        "notifications/resources/list_changed after removing s199",
+        changed,
+    );
+    let (third, cursor) = skills_page(&mut raw, Some(&cursor.expect("a third page")));
+    assert_eq!(
+        (third.len(), third.first().map(String::as_str), cursor),
+        (30, Some("s200"), None)
+    );
+    // A cursor that is not one of ours is a clear -32602.
+    for cursor in ["garbage", "100", ""] {
+        let (code, message) = raw.error("skills/list", json!({"cursor": cursor}));
+        assert_eq!(code, -32602, "{cursor:?}: {message}");
+        assert!(
+            message.contains("invalid cursor") && message.contains("nextCursor"),
+            "{cursor:?}: {message}"
+        );
+    }
+}
+
+#[test]
+fn resources_list_pages_continue_after_the_last_skill_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    for i in 0..1_002 {
+        let name = format!("s{i:04}");
+        write(&root, &format!("{name}/SKILL.md"), skill_file(&name));
+    }
+    let mut raw = Raw::start(&root, &[]);
+    let uris = |answer: &Value| -> Vec<String> {
+        answer["result"]["resources"]
+            .as_array()
+            .unwrap_or_else(|| panic!("resources/list: {answer}"))
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = raw.request("resources/list", json!({}));
+    let page = uris(&first);
+    assert_eq!(
+        (page.len(), page[0].as_str(), page[999].as_str()),
+        (1_000, "skilldex://directory", "skill://s0998/SKILL.md")
+    );
+    let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
+    write(&root, "a000/SKILL.md", skill_file("a000"));
+    raw.wait_for("notifications/resources/list_changed", |m| {
+        m["method"] == "notifications/resources/list_changed"
+    });
+    let second = raw.request("resources/list", json!({"cursor": cursor}));
+    assert_eq!(
+        uris(&second),
+        [
+            "skill://s0999/SKILL.md",
+            "skill://s1000/SKILL.md",
+            "skill://s1001/SKILL.md"
+        ]
+    );
+    assert!(second["result"].get("nextCursor").is_none(), "{second}");
+    let (code, message) = raw.error("resources/list", json!({"cursor": "999"}));
+    assert!(
+        code == -32602 && message.contains("invalid cursor"),
+        "{message}"
+    );
+}
