@@ -479,3 +479,63 @@ fn resources_list_pages_continue_after_the_last_skill_served() {
         "{message}"
     );
 }
+
+#[test]
+fn counts_below_one_are_refused_in_the_same_words() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (tool, arguments, says) in [
+        (
+            "grep_skills",
+            json!({"pattern": "a", "max_results": 0}),
+            "`max_results` is 0; it must be at least 1 — leave it out for the default (200)",
+        ),
+        (
+            "grep_skills",
+            json!({"pattern": "a", "max_results": -3}),
+            "`max_results` is -3; it must be at least 1",
+        ),
+        (
+            "search_skills",
+            json!({"query": "csv", "limit": 0}),
+            "`limit` is 0; it must be at least 1 — leave it out for the default (8)",
+        ),
+        (
+            "search_skills",
+            json!({"query": "csv", "limit": -1}),
+            "`limit` is -1; it must be at least 1",
+        ),
+        (
+            "read_skill",
+            json!({"name": "csv-cleanup", "start_line": 0}),
+            "`start_line` is 0; it must be at least 1 — line numbers start at 1",
+        ),
+        (
+            "read_skill",
+            json!({"name": "csv-cleanup", "end_line": -5}),
+            "`end_line` is -5; it must be at least 1",
+        ),
+    ] {
+        let (is_error, text) = raw.call(tool, arguments.clone());
+        assert!(
+            is_error && text.contains(says),
+            "{tool} {arguments}: {text}"
+        );
+    }
+    // One match is still one match.
+    let (is_error, text) = raw.call("grep_skills", json!({"pattern": "CSV", "max_results": 1}));
+    assert!(
+        !is_error && text.starts_with("1 match in 1 file (stopped at 1"),
+        "{text}"
+    );
+    // A number that is not whole is not an integer at all: -32602.
+    let (code, message) = raw.error(
+        "tools/call",
+        json!({"name": "grep_skills", "arguments": {"pattern": "a", "max_results": 2.5}}),
+    );
+    assert_eq!(code, -32602);
+    assert_eq!(
+        message,
+        "grep_skills: argument `max_results` must be a whole number, not the number 2.5"
+    );
+}
