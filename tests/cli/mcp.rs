@@ -539,3 +539,19 @@ fn counts_below_one_are_refused_in_the_same_words() {
         "grep_skills: argument `max_results` must be a whole number, not the number 2.5"
     );
 }
+
+#[test]
+fn a_bad_regex_is_reported_against_the_pattern_as_written() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for pattern in ["(", "a{2,1}", "[z-a]"] {
+        let (is_error, text) = raw.call("grep_skills", json!({"pattern": pattern}));
+        assert!(is_error, "{pattern}: {text}");
+        assert!(
+            text.contains("not a valid regular expression") && text.contains(pattern),
+            "{pattern}: {text}"
+        );
+        assert!(!text.contains("(?:"), "{pattern}: {text}");
+        assert!(text.contains("fixed_strings: true"), "{pattern}: {text}");
+    }
+}
