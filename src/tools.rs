@@ -390,21 +390,21 @@ pub fn read_skill(
             )));
         }
     }
-    let name = name.trim().trim_matches('/');
-    let target = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
+    let path = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
         Some(path) => {
             if path.starts_with('/') || path.contains('\\') && path.contains(':') {
                 return Ok(ToolAnswer::error(format!(
                     "`{path}` is an absolute path; `path` is relative to the skill folder (for example `references/forms.md`)"
                 )));
             }
-            format!("{name}/{path}")
+            path.to_string()
         }
-        None => name.to_string(),
+        None => String::new(),
     };
     let lines = (start.is_some() || end.is_some()).then_some(query::LineRange { start, end });
     let request = query::ReadRequest {
-        target,
+        target: name.to_string(),
+        path: Some(path),
         raw: false,
         section: section.map(str::to_string),
         lines,
@@ -460,7 +460,7 @@ fn read_error_text(error: &ReadError) -> String {
     match error {
         ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
         ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
-        ReadError::UnknownSkill { .. } => {
+        ReadError::UnknownSkill { .. } | ReadError::ParentInName { .. } => {
             // The library's advice names the CLI; a model has tools.
             error.to_string().replace(
                 " — list the skills with `skilldex list`",

@@ -555,3 +555,41 @@ fn a_bad_regex_is_reported_against_the_pattern_as_written() {
         assert!(text.contains("fixed_strings: true"), "{pattern}: {text}");
     }
 }
+
+#[test]
+fn unknown_names_are_answered_in_the_terms_they_were_passed() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (name, says) in [
+        (
+            "ns1/zeta",
+            "no skill `zeta` in namespace `ns1`, and no namespace `ns1` exists — find skills with search_skills",
+        ),
+        (
+            "data/csv-cleanu",
+            "no skill `csv-cleanu` in namespace `data` — did you mean `data/csv-cleanup`?",
+        ),
+        (
+            "dev/csv-cleanup",
+            "no skill `csv-cleanup` in namespace `dev` — did you mean `data/csv-cleanup`?",
+        ),
+        (
+            "../csv-cleanup",
+            "`../csv-cleanup` is not a skill name: `..` is not allowed in a skill name or path — did you mean `csv-cleanup`?",
+        ),
+        ("csv-cleanu", "no skill named `csv-cleanu` — did you mean `csv-cleanup`?"),
+    ] {
+        let (is_error, text) = raw.call("read_skill", json!({"name": name}));
+        assert!(is_error, "{name}: {text}");
+        assert_eq!(text, says, "{name}");
+        // The same with a path: the name is still the name.
+        let (is_error, text) = raw.call("read_skill", json!({"name": name, "path": "scripts/profile_csv.py"}));
+        assert!(is_error && text == says, "{name} with a path: {text}");
+    }
+    // A path that climbs is still refused as a path.
+    let (is_error, text) = raw.call("read_skill", json!({"name": "csv-cleanup", "path": "../x"}));
+    assert!(
+        is_error && text.contains("paths may not leave the skill folder"),
+        "{text}"
+    );
+}
