@@ -421,6 +421,17 @@ fn wants_persist(response: &ElicitResult) -> bool {
         || always(response.content.as_ref().and_then(|c| c.get("persist")))
 }
 
+/// " — did you mean …" for a skill URI that matches no skill, naming the
+/// served skills its last segment names; empty when there are none.
+fn uri_hint(index: &SkillIndex, uri: &str) -> String {
+    let why = "(a skill's URI names its namespace folders and ends with /SKILL.md)";
+    match index.uris_like(uri).as_slice() {
+        [] => String::new(),
+        [one] => format!(" — did you mean {one}? {why}"),
+        several => format!(" — did you mean one of {}? {why}", several.join(", ")),
+    }
+}
+
 impl ServerHandler for SkilldexServer {
     fn get_info(&self) -> ServerConfig {
         let view = self.view();
@@ -580,7 +591,12 @@ impl ServerHandler for SkilldexServer {
         }
         let not_found = |why: String| McpError::resource_not_found(why, None);
         let Some((index, relative)) = view.index.locate(uri) else {
-            return Err(not_found(format!("no resource at {uri}")));
+            let hint = if uri.ends_with("/SKILL.md") {
+                uri_hint(&view.index, uri)
+            } else {
+                String::new()
+            };
+            return Err(not_found(format!("no resource at {uri}{hint}")));
         };
         let skill = &view.catalog.skills()[index];
         let contents = skills::read_file(skill, &relative, uri).map_err(not_found)?;
@@ -632,7 +648,12 @@ impl ServerHandler for SkilldexServer {
     ) -> Result<GetSkillResult, McpError> {
         let view = self.view();
         let uri = request.uri.as_str();
-        let unknown = || McpError::invalid_params(format!("No skill is served at {uri}"), None);
+        let unknown = || {
+            McpError::invalid_params(
+                format!("No skill is served at {uri}{}", uri_hint(&view.index, uri)),
+                None,
+            )
+        };
         let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
         let index = view.index.by_root(root).ok_or_else(unknown)?;
         let skill = &view.catalog.skills()[index];

@@ -87,6 +87,28 @@ impl SkillIndex {
         }))
     }
 
+    /// `SKILL.md` URIs of served skills whose last segment is the one
+    /// `uri` ends with (ignoring a final `/SKILL.md`): what a client that
+    /// left out the namespace, or the `/SKILL.md`, most likely meant.
+    pub fn uris_like(&self, uri: &str) -> Vec<String> {
+        let Some(rest) = uri.strip_prefix("skill://") else {
+            return Vec::new();
+        };
+        let rest = rest.strip_suffix("/SKILL.md").unwrap_or(rest);
+        let Some(last) = rest.trim_end_matches('/').rsplit('/').next() else {
+            return Vec::new();
+        };
+        if last.is_empty() {
+            return Vec::new();
+        }
+        self.entries
+            .iter()
+            .filter(|(root, _)| root.rsplit('/').next() == Some(last))
+            .take(5)
+            .map(|(root, _)| format!("{root}/SKILL.md"))
+            .collect()
+    }
+
     /// The skill whose root URI is `root`.
     pub fn by_root(&self, root: &str) -> Option<usize> {
         self.by_root.get(root).map(|&i| self.entries[i].1)

@@ -593,3 +593,43 @@ fn unknown_names_are_answered_in_the_terms_they_were_passed() {
         "{text}"
     );
 }
+
+#[test]
+fn a_skill_uri_without_its_namespace_gets_the_right_uri() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let right = "skill://data/csv-cleanup/SKILL.md";
+    for uri in [
+        "skill://csv-cleanup/SKILL.md",
+        "skill://dev/csv-cleanup/SKILL.md",
+    ] {
+        let (code, message) = raw.error("skills/get", json!({"uri": uri}));
+        assert_eq!(code, -32602, "{uri}: {message}");
+        assert!(
+            message.starts_with(&format!(
+                "No skill is served at {uri} — did you mean {right}?"
+            )),
+            "{uri}: {message}"
+        );
+    }
+    let (_, message) = raw.error(
+        "resources/read",
+        json!({"uri": "skill://csv-cleanup/SKILL.md"}),
+    );
+    assert!(
+        message.contains(&format!("did you mean {right}?")),
+        "{message}"
+    );
+    // Nothing like it: no hint.
+    let (_, message) = raw.error(
+        "skills/get",
+        json!({"uri": "skill://nothing-like-it/SKILL.md"}),
+    );
+    assert_eq!(
+        message,
+        "No skill is served at skill://nothing-like-it/SKILL.md"
+    );
+    // The right URI works.
+    let answer = raw.request("skills/get", json!({"uri": right}));
+    assert!(answer.get("result").is_some(), "{answer}");
+}
