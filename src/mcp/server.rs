@@ -8,14 +8,16 @@ use crate::catalog::Catalog;
 use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
 use crate::tools::{self, ArgumentError, Arguments, ToolAnswer};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, GetSkillRequestParams,
-    GetSkillResult, Implementation, InputRequest, InputRequests, InputRequiredResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
-    Resource, ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, RequestMetaObject, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{
     ElicitationMode, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink,
@@ -421,6 +423,40 @@ fn wants_persist(response: &ElicitResult) -> bool {
         || always(response.content.as_ref().and_then(|c| c.get("persist")))
 }
 
+/// `-32601` for a method this server does not offer, saying what it does
+/// offer (rmcp's own answer is the bare method name).
+fn not_offered(method: &str) -> McpError {
+    let note = if method.starts_with("resources/") {
+        "; it announces changes with notifications/resources/list_changed"
+    } else {
+        ""
+    };
+    McpError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "method not found: {method} (this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get{note})"
+        ),
+        None,
+    )
+}
+
+/// Methods this server answers; rmcp hands one over as a custom request
+/// only when it could not read its params.
+const OFFERED: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/directory/read",
+    "skills/list",
+    "skills/get",
+];
+
 /// " — did you mean …" for a skill URI that matches no skill, naming the
 /// served skills its last segment names; empty when there are none.
 fn uri_hint(index: &SkillIndex, uri: &str) -> String {
@@ -677,6 +713,71 @@ impl ServerHandler for SkilldexServer {
         let skill = &view.catalog.skills()[index];
         let children = skills::read_directory(skill, &relative, uri).map_err(not_directory)?;
         Ok(ListResourcesResult::with_all_items(children))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Err(not_offered("prompts/list"))
+    }
+
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Err(not_offered("prompts/get"))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        Err(not_offered("completion/complete"))
+    }
+
+    // Logging is deprecated (SEP-2577), but older clients still send it.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("logging/setLevel"))
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("resources/subscribe"))
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("resources/unsubscribe"))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let method = request.method.as_str();
+        if OFFERED.contains(&method) {
+            return Err(McpError::invalid_params(
+                format!("invalid params: the `params` of {method} do not have the shape MCP defines for it"),
+                None,
+            ));
+        }
+        Err(not_offered(method))
     }
 
     fn accepted_subscription_filter(

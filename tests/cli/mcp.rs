@@ -633,3 +633,41 @@ fn a_skill_uri_without_its_namespace_gets_the_right_uri() {
     let answer = raw.request("skills/get", json!({"uri": right}));
     assert!(answer.get("result").is_some(), "{answer}");
 }
+
+#[test]
+fn methods_not_offered_say_what_is() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let offers = "(this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get";
+    for (method, params) in [
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": "x"})),
+        ("logging/setLevel", json!({"level": "debug"})),
+        (
+            "resources/subscribe",
+            json!({"uri": "skill://data/csv-cleanup/SKILL.md"}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        ("completion/complete", json!({})),
+        ("no/such/method", json!({})),
+    ] {
+        let (code, message) = raw.error(method, params);
+        assert_eq!(code, -32601, "{method}: {message}");
+        assert!(
+            message.starts_with(&format!("method not found: {method} {offers}")),
+            "{method}: {message}"
+        );
+    }
+    let (_, message) = raw.error("resources/subscribe", json!({"uri": "skill://x/SKILL.md"}));
+    assert!(
+        message.contains("notifications/resources/list_changed"),
+        "{message}"
+    );
+    // A method the server offers, with params rmcp cannot read: -32602.
+    let (code, message) = raw.error("initialize", json!({}));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("initialize"), "{message}");
+}
