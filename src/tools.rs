@@ -249,19 +249,23 @@ impl<'a> Arguments<'a> {
             })
     }
 
-    /// A positive whole number (JSON integers, or floats with no fraction).
-    pub fn count(&self, argument: &str) -> Result<Option<usize>, ArgumentError> {
+    /// A whole number (JSON integers, or floats with no fraction), held at
+    /// the bounds of `i64`. Whether it is in range is the tool's business
+    /// (see `at_least_one`): the schema says `integer`, so -3 fits it.
+    pub fn whole_number(&self, argument: &str) -> Result<Option<i64>, ArgumentError> {
         match self.map.get(argument) {
             None | Some(Value::Null) => Ok(None),
             Some(value @ Value::Number(n)) => {
-                let whole = n.as_u64().or_else(|| {
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-                        .map(|f| f as u64)
-                });
+                let whole = n
+                    .as_i64()
+                    .or_else(|| n.as_u64().map(|_| i64::MAX))
+                    .or_else(|| {
+                        // `as` saturates at the bounds of i64.
+                        n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)
+                    });
                 match whole {
-                    Some(v) => Ok(Some(usize::try_from(v).unwrap_or(usize::MAX))),
-                    None => Err(self.type_error(argument, "a whole number of at least 0", value)),
+                    Some(v) => Ok(Some(v)),
+                    None => Err(self.type_error(argument, "a whole number", value)),
                 }
             }
             Some(other) => Err(self.type_error(argument, "a whole number", other)),
@@ -274,6 +278,22 @@ impl<'a> Arguments<'a> {
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(self.type_error(argument, "true or false", other)),
         }
+    }
+}
+
+/// A count or line number: `Err` (a model-visible refusal naming the
+/// value, followed by `advice`) when it is below 1.
+fn at_least_one(
+    argument: &str,
+    value: Option<i64>,
+    advice: &str,
+) -> Result<Option<usize>, ToolAnswer> {
+    match value {
+        None => Ok(None),
+        Some(v) if v >= 1 => Ok(Some(usize::try_from(v).unwrap_or(usize::MAX))),
+        Some(v) => Err(ToolAnswer::error(format!(
+            "`{argument}` is {v}; it must be at least 1 — {advice}"
+        ))),
     }
 }
 
@@ -295,7 +315,7 @@ pub fn search_skills(
     uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
 ) -> Result<ToolAnswer, ArgumentError> {
     let query = arguments.required_string("query")?;
-    let limit = arguments.count("limit")?;
+    let limit = arguments.whole_number("limit")?;
     if let Some(answer) = too_long("query", query) {
         return Ok(answer);
     }
@@ -304,9 +324,11 @@ pub fn search_skills(
             "`query` is empty — describe the task in a few words",
         ));
     }
-    if limit == Some(0) {
-        return Ok(ToolAnswer::error("`limit` must be at least 1"));
-    }
+    let advice = format!("leave it out for the default ({SEARCH_DEFAULT_LIMIT})");
+    let limit = match at_least_one("limit", limit, &advice) {
+        Ok(limit) => limit,
+        Err(answer) => return Ok(answer),
+    };
     let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
     let results = catalog.search(query, &crate::search::SearchOptions { limit });
     let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
@@ -334,8 +356,8 @@ pub fn read_skill(
     let name = arguments.required_string("name")?;
     let path = arguments.string("path")?;
     let section = arguments.string("section")?;
-    let start = arguments.count("start_line")?;
-    let end = arguments.count("end_line")?;
+    let start = arguments.whole_number("start_line")?;
+    let end = arguments.whole_number("end_line")?;
     for (argument, value) in [("name", Some(name)), ("path", path), ("section", section)] {
         if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
             return Ok(answer);
@@ -351,9 +373,16 @@ pub fn read_skill(
             "pass either `section` or `start_line`/`end_line`, not both",
         ));
     }
-    if start == Some(0) || end == Some(0) {
-        return Ok(ToolAnswer::error("line numbers start at 1"));
-    }
+    let lines_from_one = |argument: &str, value: Option<i64>| {
+        at_least_one(argument, value, "line numbers start at 1")
+    };
+    let (start, end) = match (
+        lines_from_one("start_line", start),
+        lines_from_one("end_line", end),
+    ) {
+        (Ok(start), Ok(end)) => (start, end),
+        (Err(answer), _) | (_, Err(answer)) => return Ok(answer),
+    };
     if let (Some(a), Some(b)) = (start, end) {
         if a > b {
             return Ok(ToolAnswer::error(format!(
@@ -361,21 +390,21 @@ pub fn read_skill(
             )));
         }
     }
-    let name = name.trim().trim_matches('/');
-    let target = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
+    let path = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
         Some(path) => {
             if path.starts_with('/') || path.contains('\\') && path.contains(':') {
                 return Ok(ToolAnswer::error(format!(
                     "`{path}` is an absolute path; `path` is relative to the skill folder (for example `references/forms.md`)"
                 )));
             }
-            format!("{name}/{path}")
+            path.to_string()
         }
-        None => name.to_string(),
+        None => String::new(),
     };
     let lines = (start.is_some() || end.is_some()).then_some(query::LineRange { start, end });
     let request = query::ReadRequest {
-        target,
+        target: name.to_string(),
+        path: Some(path),
         raw: false,
         section: section.map(str::to_string),
         lines,
@@ -431,7 +460,7 @@ fn read_error_text(error: &ReadError) -> String {
     match error {
         ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
         ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
-        ReadError::UnknownSkill { .. } => {
+        ReadError::UnknownSkill { .. } | ReadError::ParentInName { .. } => {
             // The library's advice names the CLI; a model has tools.
             error.to_string().replace(
                 " — list the skills with `skilldex list`",
@@ -463,7 +492,7 @@ pub fn grep_skills(
     let skill = arguments.string("skill")?;
     let fixed_strings = arguments.boolean("fixed_strings")?;
     let ignore_case = arguments.boolean("ignore_case")?;
-    let max_results = arguments.count("max_results")?;
+    let max_results = arguments.whole_number("max_results")?;
     for (argument, value) in [("pattern", Some(pattern)), ("skill", skill)] {
         if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
             return Ok(answer);
@@ -474,9 +503,14 @@ pub fn grep_skills(
             "`pattern` is empty — pass text to look for",
         ));
     }
+    let advice = format!("leave it out for the default ({GREP_DEFAULT_MAX_RESULTS})");
+    let max_results = match at_least_one("max_results", max_results, &advice) {
+        Ok(max_results) => max_results,
+        Err(answer) => return Ok(answer),
+    };
     let cap = max_results
         .unwrap_or(GREP_DEFAULT_MAX_RESULTS)
-        .clamp(1, GREP_MAX_RESULTS);
+        .min(GREP_MAX_RESULTS);
     let request = query::GrepRequest {
         pattern: pattern.to_string(),
         fixed_strings,

@@ -527,22 +527,10 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::from(1));
         }
-        let similar = catalog.similar(&args.name, 5);
-        if similar.is_empty() {
-            eprintln!(
-                "skilldex: no skill named `{}` — run `skilldex list` to see them",
-                args.name
-            );
-        } else {
-            eprintln!(
-                "skilldex: no skill named `{}` — did you mean {}?",
-                args.name,
-                similar
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+        let error = query::read::unknown_name(&catalog, &args.name);
+        eprintln!("skilldex: {error}");
+        if matches!(error, query::ReadError::ParentInName { .. }) {
+            return Ok(ExitCode::from(2));
         }
         return Ok(ExitCode::from(1));
     };
@@ -697,6 +685,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let request = query::ReadRequest {
         target: args.target.clone(),
+        path: None,
         raw: args.raw,
         section: args.section.clone(),
         lines: args.lines,

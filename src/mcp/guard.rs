@@ -5,11 +5,17 @@
 //! cannot read with an error that carries no `id`, which no client can
 //! match to its request (it waits until its timeout). The guard reads each
 //! line first: a line that is not JSON gets a parse error (`-32700`, id
-//! null); a batch or a non-object gets `-32600`; a request whose `method`
-//! or `params` has the wrong shape gets `-32600`/`-32602` with its own id.
-//! Everything else goes to rmcp unchanged, and rmcp's output is copied to
-//! stdout line by line, so the guard's answers never split one of rmcp's.
+//! null); a batch or a non-object gets `-32600`; a message whose `jsonrpc`
+//! is not `"2.0"` gets `-32600` saying so; a request whose `method` or
+//! `params` has the wrong shape gets `-32600`/`-32602`. Every answer carries
+//! the request's id when it has one that can be read (a string or an
+//! integer), else null, as JSON-RPC 2.0 requires. A request the guard finds
+//! nothing wrong with is read once more as rmcp reads it, so one rmcp would
+//! refuse is answered here, with its id. Everything else goes to rmcp
+//! unchanged, and rmcp's output is copied to stdout line by line, so the
+//! guard's answers never split one of rmcp's.
 
+use rmcp::model::ClientJsonRpcMessage;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -189,6 +195,15 @@ fn check(line: &[u8]) -> Check {
     let id = message.get("id").cloned();
     let method = message.get("method");
     let is_response = message.contains_key("result") || message.contains_key("error");
+    if !is_response {
+        if let Some(problem) = version_problem(message.get("jsonrpc")) {
+            // Answered with the request's id when it has a usable one, and
+            // with id null otherwise (notifications included: a message
+            // that is not JSON-RPC 2.0 is not a notification).
+            let id = id.filter(usable_id).unwrap_or(Value::Null);
+            return Check::Answer(error(id, -32600, &problem));
+        }
+    }
     match (id, method) {
         // A response to one of our requests (elicitation): rmcp's.
         (Some(_), None) if is_response => Check::Pass,
@@ -209,7 +224,7 @@ fn check(line: &[u8]) -> Check {
                     &format!("method not found: a {}-byte method name", method.len()),
                 ));
             }
-            if !(id.is_string() || id.is_i64() || id.is_u64()) {
+            if !usable_id(&id) {
                 return Check::Answer(error(
                     Value::Null,
                     -32600,
@@ -261,11 +276,41 @@ fn check(line: &[u8]) -> Check {
                     &format!("invalid params: {method} needs `uri` as a string"),
                 ));
             }
+            // Anything else rmcp cannot read it would answer without an id:
+            // read it as rmcp does, and answer with the id here.
+            if serde_json::from_slice::<ClientJsonRpcMessage>(text).is_err() {
+                // serde's message for rmcp's untagged types says nothing
+                // ("data did not match any variant"): say what can be said.
+                let meta = message.get("params").and_then(|p| p.get("_meta"));
+                let problem = if meta.is_some_and(|m| !m.is_object() && !m.is_null()) {
+                    format!("invalid params: `_meta` of {method} must be an object")
+                } else {
+                    format!("invalid params: the `params` of {method} do not have the shape MCP defines for it")
+                };
+                return Check::Answer(error(id, -32602, &problem));
+            }
             Check::Pass
         }
         // A notification: never answered.
         (None, Some(_)) => Check::Pass,
         (None, None) => Check::Skip,
+    }
+}
+
+/// A request id the answer can carry: a string or an integer.
+fn usable_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+/// What is wrong with a message's `jsonrpc` member, if anything.
+fn version_problem(version: Option<&Value>) -> Option<String> {
+    match version {
+        Some(Value::String(v)) if v == "2.0" => None,
+        None => Some("invalid request: `jsonrpc` is missing; it must be \"2.0\"".to_string()),
+        Some(Value::String(v)) if v.len() <= 32 => Some(format!(
+            "invalid request: `jsonrpc` must be \"2.0\", not {v:?}"
+        )),
+        Some(_) => Some("invalid request: `jsonrpc` must be the string \"2.0\"".to_string()),
     }
 }
 
@@ -291,7 +336,15 @@ mod tests {
         );
         let a = answer(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"r","arguments":"x"}}"#).unwrap();
         assert_eq!(a["id"], "x");
+        let a = answer(r#"{"id":"v","method":"ping"}"#).unwrap();
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (json!("v"), json!(-32600))
+        );
+        let a = answer(r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#).unwrap();
+        assert_eq!(a["id"], Value::Null);
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_none());
+        assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
     }

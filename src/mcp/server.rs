@@ -8,14 +8,16 @@ use crate::catalog::Catalog;
 use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
 use crate::tools::{self, ArgumentError, Arguments, ToolAnswer};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, GetSkillRequestParams,
-    GetSkillResult, Implementation, InputRequest, InputRequests, InputRequiredResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
-    Resource, ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, RequestMetaObject, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{
     ElicitationMode, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink,
@@ -421,12 +423,48 @@ fn wants_persist(response: &ElicitResult) -> bool {
         || always(response.content.as_ref().and_then(|c| c.get("persist")))
 }
 
-fn offset_of(request: &Option<PaginatedRequestParams>) -> Result<usize, McpError> {
-    match request.as_ref().and_then(|p| p.cursor.as_deref()) {
-        None => Ok(0),
-        Some(cursor) => cursor
-            .parse()
-            .map_err(|_| McpError::invalid_params(format!("unknown cursor {cursor:?}"), None)),
+/// `-32601` for a method this server does not offer, saying what it does
+/// offer (rmcp's own answer is the bare method name).
+fn not_offered(method: &str) -> McpError {
+    let note = if method.starts_with("resources/") {
+        "; it announces changes with notifications/resources/list_changed"
+    } else {
+        ""
+    };
+    McpError::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "method not found: {method} (this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get{note})"
+        ),
+        None,
+    )
+}
+
+/// Methods this server answers; rmcp hands one over as a custom request
+/// only when it could not read its params.
+const OFFERED: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/directory/read",
+    "skills/list",
+    "skills/get",
+];
+
+/// " — did you mean …" for a skill URI that matches no skill, naming the
+/// served skills its last segment names; empty when there are none.
+fn uri_hint(index: &SkillIndex, uri: &str) -> String {
+    let why = "(a skill's URI names its namespace folders and ends with /SKILL.md)";
+    match index.uris_like(uri).as_slice() {
+        [] => String::new(),
+        [one] => format!(" — did you mean {one}? {why}"),
+        several => format!(" — did you mean one of {}? {why}", several.join(", ")),
     }
 }
 
@@ -519,22 +557,31 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let view = self.view();
-        let offset = offset_of(&request)?;
-        let skills = view.catalog.skills();
-        let mut all = Vec::with_capacity(RESOURCE_PAGE);
-        let total = view.index.entries.len() + 1;
-        for position in offset..total.min(offset + RESOURCE_PAGE) {
-            if position == 0 {
-                all.push(
-                    Resource::new(DIRECTORY_URI, "skills directory")
-                        .with_description(
-                            "Every skill of this server: name and description, grouped by namespace.",
-                        )
-                        .with_mime_type("text/markdown"),
-                );
-                continue;
+        // The directory first, then the skills, with the same cursors as
+        // `skills/list` (the last skill served).
+        let (start, mut all) = match request.as_ref().and_then(|p| p.cursor.as_deref()) {
+            Some(cursor) => (
+                view.index
+                    .start_after(&view.catalog, cursor)
+                    .map_err(|why| McpError::invalid_params(why, None))?,
+                Vec::with_capacity(RESOURCE_PAGE),
+            ),
+            None => {
+                let directory = Resource::new(DIRECTORY_URI, "skills directory")
+                    .with_description(
+                        "Every skill of this server: name and description, grouped by namespace.",
+                    )
+                    .with_mime_type("text/markdown");
+                (0, vec![directory])
             }
-            let (_, index) = &view.index.entries[position - 1];
+        };
+        let skills = view.catalog.skills();
+        let end = view
+            .index
+            .entries
+            .len()
+            .min(start + RESOURCE_PAGE - all.len());
+        for (_, index) in view.index.entries.get(start..end).unwrap_or(&[]) {
             let skill = &skills[*index];
             all.push(
                 Resource::new(skills::skill_uri(skill), skill.name.clone())
@@ -543,8 +590,9 @@ impl ServerHandler for SkilldexServer {
             );
         }
         let mut result = ListResourcesResult::with_all_items(all);
-        if offset + RESOURCE_PAGE < total {
-            result.next_cursor = Some((offset + RESOURCE_PAGE).to_string());
+        if end < view.index.entries.len() && end > start {
+            let (_, last) = &view.index.entries[end - 1];
+            result.next_cursor = Some(skills::cursor_after(&skills[*last]));
         }
         Ok(result)
     }
@@ -579,7 +627,12 @@ impl ServerHandler for SkilldexServer {
         }
         let not_found = |why: String| McpError::resource_not_found(why, None);
         let Some((index, relative)) = view.index.locate(uri) else {
-            return Err(not_found(format!("no resource at {uri}")));
+            let hint = if uri.ends_with("/SKILL.md") {
+                uri_hint(&view.index, uri)
+            } else {
+                String::new()
+            };
+            return Err(not_found(format!("no resource at {uri}{hint}")));
         };
         let skill = &view.catalog.skills()[index];
         let contents = skills::read_file(skill, &relative, uri).map_err(not_found)?;
@@ -592,7 +645,13 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         let view = self.view();
-        let offset = offset_of(&request)?;
+        let offset = match request.as_ref().and_then(|p| p.cursor.as_deref()) {
+            None => 0,
+            Some(cursor) => view
+                .index
+                .start_after(&view.catalog, cursor)
+                .map_err(|why| McpError::invalid_params(why, None))?,
+        };
         let end = view.index.entries.len().min(offset + skills::PAGE_SIZE);
         let mut served = Vec::with_capacity(end.saturating_sub(offset));
         for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
@@ -612,7 +671,8 @@ impl ServerHandler for SkilldexServer {
         }
         let mut result = ListSkillsResult::with_all_items(served);
         if end < view.index.entries.len() {
-            result.next_cursor = Some(end.to_string());
+            let (_, last) = &view.index.entries[end - 1];
+            result.next_cursor = Some(skills::cursor_after(&view.catalog.skills()[*last]));
         }
         Ok(result)
     }
@@ -624,7 +684,12 @@ impl ServerHandler for SkilldexServer {
     ) -> Result<GetSkillResult, McpError> {
         let view = self.view();
         let uri = request.uri.as_str();
-        let unknown = || McpError::invalid_params(format!("No skill is served at {uri}"), None);
+        let unknown = || {
+            McpError::invalid_params(
+                format!("No skill is served at {uri}{}", uri_hint(&view.index, uri)),
+                None,
+            )
+        };
         let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
         let index = view.index.by_root(root).ok_or_else(unknown)?;
         let skill = &view.catalog.skills()[index];
@@ -648,6 +713,71 @@ impl ServerHandler for SkilldexServer {
         let skill = &view.catalog.skills()[index];
         let children = skills::read_directory(skill, &relative, uri).map_err(not_directory)?;
         Ok(ListResourcesResult::with_all_items(children))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Err(not_offered("prompts/list"))
+    }
+
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Err(not_offered("prompts/get"))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        Err(not_offered("completion/complete"))
+    }
+
+    // Logging is deprecated (SEP-2577), but older clients still send it.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("logging/setLevel"))
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("resources/subscribe"))
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Err(not_offered("resources/unsubscribe"))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let method = request.method.as_str();
+        if OFFERED.contains(&method) {
+            return Err(McpError::invalid_params(
+                format!("invalid params: the `params` of {method} do not have the shape MCP defines for it"),
+                None,
+            ));
+        }
+        Err(not_offered(method))
     }
 
     fn accepted_subscription_filter(

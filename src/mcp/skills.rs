@@ -66,6 +66,49 @@ impl SkillIndex {
         index
     }
 
+    /// Where the page after `cursor` starts: the first entry that sorts
+    /// after the skill the cursor names, in the current snapshot. A skill
+    /// added or removed between two pages neither repeats nor hides
+    /// another; a cursor naming a skill that is gone still continues at
+    /// the next one. `Err` says why the cursor is not one of ours.
+    pub fn start_after(&self, catalog: &Catalog, cursor: &str) -> Result<usize, String> {
+        let (namespace, id) = decode_cursor(cursor).ok_or_else(|| {
+            let shown: String = cursor.chars().take(64).collect();
+            let cut = if shown.len() < cursor.len() { "…" } else { "" };
+            format!(
+                "invalid cursor `{shown}{cut}`: pass the `nextCursor` of the previous page as it was given, or no cursor to start from the first page"
+            )
+        })?;
+        let skills = catalog.skills();
+        // Entries are in catalog order, which sorts by (namespace, id).
+        Ok(self.entries.partition_point(|(_, index)| {
+            let skill = &skills[*index];
+            (skill.namespace.as_str(), skill.id.as_str()) <= (namespace.as_str(), id.as_str())
+        }))
+    }
+
+    /// `SKILL.md` URIs of served skills whose last segment is the one
+    /// `uri` ends with (ignoring a final `/SKILL.md`): what a client that
+    /// left out the namespace, or the `/SKILL.md`, most likely meant.
+    pub fn uris_like(&self, uri: &str) -> Vec<String> {
+        let Some(rest) = uri.strip_prefix("skill://") else {
+            return Vec::new();
+        };
+        let rest = rest.strip_suffix("/SKILL.md").unwrap_or(rest);
+        let Some(last) = rest.trim_end_matches('/').rsplit('/').next() else {
+            return Vec::new();
+        };
+        if last.is_empty() {
+            return Vec::new();
+        }
+        self.entries
+            .iter()
+            .filter(|(root, _)| root.rsplit('/').next() == Some(last))
+            .take(5)
+            .map(|(root, _)| format!("{root}/SKILL.md"))
+            .collect()
+    }
+
     /// The skill whose root URI is `root`.
     pub fn by_root(&self, root: &str) -> Option<usize> {
         self.by_root.get(root).map(|&i| self.entries[i].1)
@@ -89,6 +132,24 @@ impl SkillIndex {
             }
         }
     }
+}
+
+/// A paging cursor: the last skill served, by its place in the catalog
+/// order (namespace, then id), as base64url JSON so that clients treat it
+/// as opaque.
+pub fn cursor_after(skill: &Skill) -> String {
+    use base64::Engine as _;
+    let key = serde_json::json!([skill.namespace, skill.id]).to_string();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key)
+}
+
+fn decode_cursor(cursor: &str) -> Option<(String, String)> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    let (namespace, id): (String, String) = serde_json::from_slice(&bytes).ok()?;
+    Some((namespace, id))
 }
 
 /// The Agent Skills naming rule as the extension's conformance suite checks

@@ -162,7 +162,24 @@ fn matcher(request: &GrepRequest) -> Result<grep_regex::RegexMatcher, GrepError>
         // whole buffers instead of going line by line (as `rg` does).
         .line_terminator(Some(b'\n'))
         .build(&request.pattern)
-        .map_err(|e| GrepError::Pattern(e.to_string()))
+        .map_err(|e| GrepError::Pattern(pattern_error(request).unwrap_or_else(|| e.to_string())))
+}
+
+/// The syntax error of the pattern as the user wrote it. The matcher
+/// builder parses it wrapped in a group (`(?:…)`), so its message quotes
+/// and points into text the user never wrote; parsing the pattern alone
+/// gives the same explanation against their own text. `None` when the
+/// pattern alone parses (the builder refused it for another reason).
+fn pattern_error(request: &GrepRequest) -> Option<String> {
+    if request.fixed_strings {
+        return None;
+    }
+    let config = regex_automata::util::syntax::Config::new()
+        .utf8(false)
+        .case_insensitive(request.ignore_case);
+    regex_automata::util::syntax::parse_with(&request.pattern, &config)
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// Append files' matches in answer order under the global cap. Returns true

@@ -67,6 +67,12 @@ impl std::str::FromStr for LineRange {
 pub struct ReadRequest {
     /// `NAME`, or `NAME/PATH/INSIDE/THE/SKILL` (NAME may be a qualified id).
     pub target: String,
+    /// A file inside the skill, for callers that take it apart from the
+    /// name (`read_skill`); empty for `SKILL.md`. When set, `target` is the
+    /// skill's name, and a name that matches nothing is reported whole
+    /// (`ns1/zeta` as namespace `ns1`, skill `zeta`) instead of read as
+    /// `NAME/PATH`.
+    pub path: Option<String>,
     /// The whole file, front matter included.
     pub raw: bool,
     /// A heading's text or slug.
@@ -160,8 +166,17 @@ pub struct LinkState {
 pub enum ReadError {
     #[error("the skill name is empty — name the skill to read (`skilldex list` shows them)")]
     EmptyName,
-    #[error("no skill named `{name}`{}", suggest(.suggestions))]
+    #[error("{}{}", unknown_skill_text(.name, .namespace), suggest(.suggestions))]
     UnknownSkill {
+        /// The skill's name as passed, without its namespace.
+        name: String,
+        /// For `namespace/name`: the namespace as passed.
+        namespace: Option<NamespacePart>,
+        suggestions: Vec<String>,
+    },
+    #[error("`{name}` is not a skill name: `..` is not allowed in a skill name or path{}", suggest(.suggestions))]
+    ParentInName {
+        /// What was passed.
         name: String,
         suggestions: Vec<String>,
     },
@@ -226,6 +241,26 @@ pub enum ReadError {
         path: PathBuf,
         source: std::io::Error,
     },
+}
+
+/// The namespace part of a qualified name that matched no skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespacePart {
+    pub name: String,
+    /// Whether the catalog has a namespace of that name (or below it).
+    pub exists: bool,
+}
+
+fn unknown_skill_text(name: &str, namespace: &Option<NamespacePart>) -> String {
+    match namespace {
+        None => format!("no skill named `{name}`"),
+        Some(NamespacePart { name: ns, exists }) if *exists => {
+            format!("no skill `{name}` in namespace `{ns}`")
+        }
+        Some(NamespacePart { name: ns, .. }) => {
+            format!("no skill `{name}` in namespace `{ns}`, and no namespace `{ns}` exists")
+        }
+    }
 }
 
 fn suggest(suggestions: &[String]) -> String {
@@ -343,6 +378,32 @@ pub fn resolve_target<'a>(
     catalog: &'a Catalog,
     target: &str,
 ) -> Result<(&'a Skill, String), ReadError> {
+    resolve(catalog, target, false)
+}
+
+/// Find the skill `name` names (the MCP `name`, the CLI's `show NAME`).
+/// A path after the name still works, as in `resolve_target`; what
+/// differs is the error, which takes all of `name` for the name.
+pub fn resolve_name<'a>(
+    catalog: &'a Catalog,
+    name: &str,
+) -> Result<(&'a Skill, String), ReadError> {
+    resolve(catalog, name, true)
+}
+
+/// The error for a skill name that names no skill (for commands that
+/// look names up themselves, like `show`): as `resolve_name` words it.
+pub fn unknown_name(catalog: &Catalog, name: &str) -> ReadError {
+    let name = name.trim().trim_matches('/');
+    let parts: Vec<&str> = name.split('/').collect();
+    unknown(catalog, name, &parts, true)
+}
+
+fn resolve<'a>(
+    catalog: &'a Catalog,
+    target: &str,
+    whole_is_name: bool,
+) -> Result<(&'a Skill, String), ReadError> {
     if is_blank_target(target) {
         return Err(ReadError::EmptyName);
     }
@@ -361,15 +422,110 @@ pub fn resolve_target<'a>(
             });
         }
     }
-    let first = parts.first().copied().unwrap_or("");
-    Err(ReadError::UnknownSkill {
-        name: first.to_string(),
-        suggestions: catalog
-            .similar(first, 5)
-            .into_iter()
-            .map(str::to_string)
-            .collect(),
-    })
+    Err(unknown(catalog, target, &parts, whole_is_name))
+}
+
+/// Why `target` (split into `parts`) names no skill, in the terms it was
+/// passed in.
+fn unknown(catalog: &Catalog, target: &str, parts: &[&str], whole_is_name: bool) -> ReadError {
+    if parts.contains(&"..") {
+        // What it would name without the climbing, if anything.
+        let rest: Vec<&str> = parts
+            .iter()
+            .copied()
+            .filter(|p| !matches!(*p, ".." | "." | ""))
+            .collect();
+        let suggestions = match resolve_target(catalog, &rest.join("/")) {
+            Ok((skill, _)) if !rest.is_empty() => vec![skill.id.clone()],
+            _ => Vec::new(),
+        };
+        return ReadError::ParentInName {
+            name: target.to_string(),
+            suggestions,
+        };
+    }
+    let has_namespace = |namespace: &str| {
+        catalog.namespaces().iter().any(|n| {
+            n.name == namespace
+                || n.name.len() > namespace.len()
+                    && n.name.starts_with(namespace)
+                    && n.name.as_bytes()[namespace.len()] == b'/'
+        })
+    };
+    // How many leading parts name the skill (namespace folders, then its
+    // name); the rest, for `NAME/PATH` targets, is a path inside it.
+    let name_parts = if whole_is_name {
+        parts.len()
+    } else {
+        match (1..parts.len())
+            .rev()
+            .find(|&k| has_namespace(&parts[..k].join("/")))
+        {
+            Some(k) => k + 1,
+            // `a/b` with no namespace `a`: a qualified name more likely
+            // than a file without an extension.
+            None if parts.len() == 2 && !parts[1].contains('.') => 2,
+            None => 1,
+        }
+    };
+    let (name, namespace) = match parts[..name_parts].split_last() {
+        Some((name, namespace)) => (*name, namespace.join("/")),
+        None => (target, String::new()),
+    };
+    if namespace.is_empty() {
+        return ReadError::UnknownSkill {
+            name: name.to_string(),
+            namespace: None,
+            suggestions: catalog
+                .similar(name, 5)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+        };
+    }
+    let exists = has_namespace(&namespace);
+    // Skills of that name elsewhere, then skills like the qualified name,
+    // like the name alone, and (in a `NAME/PATH` target with no such
+    // namespace, the first part may be a misspelt skill) like the
+    // namespace; all written the way they were asked for, `namespace/name`.
+    let mut found: Vec<&Skill> = catalog
+        .skills()
+        .iter()
+        .filter(|s| s.name.eq_ignore_ascii_case(name))
+        .map(|s| &**s)
+        .collect();
+    let qualified = format!("{namespace}/{name}");
+    let mut similar = catalog.similar(&qualified, 5);
+    similar.extend(catalog.similar(name, 5));
+    if !exists && !whole_is_name {
+        similar.extend(catalog.similar(&namespace, 5));
+    }
+    for id in similar {
+        if let Some(skill) = catalog.get(id) {
+            if !found.iter().any(|f| std::ptr::eq(*f, skill)) {
+                found.push(skill);
+            }
+        }
+    }
+    let suggestions = found
+        .into_iter()
+        .take(5)
+        .map(|skill| {
+            if skill.namespace.is_empty() || skill.id.contains('/') {
+                skill.id.clone()
+            } else {
+                format!("{}/{}", skill.namespace, skill.id)
+            }
+        })
+        .collect();
+    ReadError::UnknownSkill {
+        name: name.to_string(),
+        namespace: Some(NamespacePart {
+            exists,
+            name: namespace,
+        }),
+        suggestions,
+    }
 }
 
 /// Every file of a skill folder, relative, sorted (see `files`).
@@ -460,7 +616,18 @@ pub fn resolve_file(skill: &Skill, relative: &str) -> Result<PathBuf, ReadError>
 
 /// Read what `request` asks for.
 pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, ReadError> {
-    let (skill, relative) = resolve_target(catalog, &request.target)?;
+    let (skill, relative) = match &request.path {
+        None => resolve_target(catalog, &request.target)?,
+        Some(path) => {
+            let (skill, inside) = resolve_name(catalog, &request.target)?;
+            let relative = match (inside.is_empty(), path.is_empty()) {
+                (_, true) => inside,
+                (true, false) => path.clone(),
+                (false, false) => format!("{inside}/{path}"),
+            };
+            (skill, relative)
+        }
+    };
     let (file, relative) =
         if relative.is_empty() || relative == "SKILL.md" && skill.path.ends_with("SKILL.md") {
             (

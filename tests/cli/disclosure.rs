@@ -804,3 +804,22 @@ fn library_grep_agrees_with_the_search_inside_the_scan() {
         assert_eq!(two_pass, one_pass);
     }
 }
+
+#[test]
+fn read_and_show_name_what_was_asked_for() {
+    let temp = catalog();
+    let root = root_of(&temp);
+    let namespaced = temp.path().join("root/tools");
+    assert!(namespaced.is_dir(), "the catalog has a `tools` namespace");
+    for (name, code, says) in [
+        ("tools/gide", 1, "no skill `gide` in namespace `tools` — did you mean `tools/guide`?"),
+        ("tols/guide", 1, "no skill `guide` in namespace `tols`, and no namespace `tols` exists — did you mean `tools/guide`?"),
+        ("../guide", 2, "`../guide` is not a skill name: `..` is not allowed in a skill name or path — did you mean `guide`?"),
+    ] {
+        for command in ["read", "show"] {
+            let out = run(&[command, name, "--root", root.as_str()]);
+            assert_eq!(out.code, code, "{command} {name}: {out:?}");
+            assert_eq!(out.stderr.trim(), format!("skilldex: {says}"), "{command} {name}");
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! `grep`: `--max-count` with context as `rg` answers it, and files reached
-//! twice inside one skill (through a symlink) answered once.
+//! twice inside one skill (through a symlink) answered once; a bad pattern
+//! reported as the user wrote it.
 
 use super::*;
 
@@ -231,4 +232,23 @@ fn library_grep_agrees_with_the_scan_search_on_linked_files() {
     assert_eq!(paths, ["SKILL.md", "refs/a.md"], "{one_pass:?}");
     assert_eq!(one_pass.files[1].lines.len(), 2, "{one_pass:?}");
     assert_eq!(two_pass, one_pass);
+}
+
+#[test]
+fn a_bad_pattern_is_reported_against_the_pattern_as_written() {
+    let temp = steps_catalog();
+    let out = grep_in(&temp, &["("]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("invalid pattern") && out.stderr.contains("unclosed group"),
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("(?:"), "{out:?}");
+    // The caret points at the user's `(`: the line under the pattern.
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == "(")
+        .expect("the pattern is quoted");
+    assert_eq!(lines[at + 1].find('^'), lines[at].find('('), "{out:?}");
 }

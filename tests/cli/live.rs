@@ -541,6 +541,7 @@ fn a_broken_edit_keeps_the_last_good_version_until_fixed() {
         section: None,
         lines: None,
         max_tokens: 0,
+        path: None,
     };
     let read = skilldex::query::read(&catalog, &request("pdf")).unwrap();
     let note = read.note.expect("a note on the broken file");

@@ -5,11 +5,19 @@
 //! the pinned tests/mcp/requirements.txt (it is rebuilt when that file
 //! changes). Without Python 3.10+ these tests fail and say what to
 //! install: an MCP server untested by a real client is not tested.
+//!
+//! Protocol details no SDK lets a client get wrong on purpose (a missing
+//! `jsonrpc`, a cursor kept across a change) are tested here with `Raw`,
+//! which writes JSON-RPC lines to the binary and reads its answers by id.
 
 use super::{copy_dir, repo, write};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The venv's python, created once per test run.
 fn python() -> &'static Path {
@@ -247,4 +255,504 @@ fn serve_waits_for_a_root_created_later() {
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(err.contains("does not exist yet"), "{err}");
+}
+
+/// How long to wait for one answer or notification.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// `skilldex serve` over raw JSON-RPC lines: an `initialize` session.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    /// Every message read so far and not yet taken, in order.
+    seen: Vec<Value>,
+    next_id: u64,
+}
+
+impl Raw {
+    /// Serve `root` (with `extra` flags) and finish the `initialize` handshake.
+    fn start(root: &Path, extra: &[&str]) -> Raw {
+        let mut child = super::skilldex()
+            .arg("serve")
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("skilldex serve starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut raw = Raw {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+            next_id: 1,
+        };
+        let answer = raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        raw
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("the server reads stdin");
+        self.stdin.flush().unwrap();
+    }
+
+    /// The first message (read or still to come) that `wanted` accepts;
+    /// fails with what was seen after `WAIT`.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(i) = self.seen.iter().position(&wanted) {
+                return self.seen.remove(i);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self
+                    .seen
+                    .push(serde_json::from_str(&line).unwrap_or_else(|e| {
+                        panic!("the server wrote a line that is not JSON ({e}): {line}")
+                    })),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => panic!(
+                    "no {what} within {WAIT:?}; the server wrote:\n{}",
+                    self.seen
+                        .iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            }
+        }
+    }
+
+    /// The answer to the request with this id.
+    fn answer(&mut self, id: &Value) -> Value {
+        self.wait_for(&format!("answer with id {id}"), |m| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.answer(&id)
+    }
+
+    /// A `tools/call`; returns (is_error, text).
+    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = answer
+            .get("result")
+            .unwrap_or_else(|| panic!("{tool} {arguments}: no result: {answer}"));
+        (
+            result["isError"].as_bool().unwrap_or(false),
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    }
+
+    /// The error of a request that must fail: (code, message).
+    fn error(&mut self, method: &str, params: Value) -> (i64, String) {
+        let answer = self.request(method, params.clone());
+        let error = answer
+            .get("error")
+            .unwrap_or_else(|| panic!("{method} {params}: expected an error, got {answer}"));
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap().to_string(),
+        )
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_error_answer_carries_the_request_id() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (line, id, says) in [
+        (
+            r#"{"id":77,"method":"ping"}"#,
+            json!(77),
+            "`jsonrpc` is missing",
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":78,"method":"ping"}"#,
+            json!(78),
+            r#"`jsonrpc` must be "2.0", not "1.0""#,
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":"seventy-nine","method":"ping"}"#,
+            json!("seventy-nine"),
+            r#"must be "2.0""#,
+        ),
+        (
+            r#"{"jsonrpc":2,"id":80,"method":"ping"}"#,
+            json!(80),
+            r#"`jsonrpc` must be the string "2.0""#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":81,"method":"ping","params":{"_meta":5}}"#,
+            json!(81),
+            "`_meta` of ping must be an object",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":82,"method":"tools/call","params":{"name":"read_skill","arguments":{},"_meta":[]}}"#,
+            json!(82),
+            "`_meta` of tools/call must be an object",
+        ),
+    ] {
+        raw.send(line);
+        let answer = raw.answer(&id);
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{line}: {answer}");
+        assert_eq!(answer["jsonrpc"], "2.0", "{line}: {answer}");
+    }
+    // An id that cannot be read is answered with id null.
+    raw.send(r#"{"jsonrpc":"1.0","id":{"x":1},"method":"ping"}"#);
+    let answer = raw.answer(&Value::Null);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    // The session goes on.
+    assert!(raw.request("ping", json!({})).get("result").is_some());
+}
+
+fn skill_file(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: Skill {name}. Use when testing paging.\n---\n\n# {name}\n"
+    )
+}
+
+/// The names on one `skills/list` page, and its `nextCursor`.
+fn skills_page(raw: &mut Raw, cursor: Option<&str>) -> (Vec<String>, Option<String>) {
+    let params = match cursor {
+        Some(cursor) => json!({"cursor": cursor}),
+        None => json!({}),
+    };
+    let answer = raw.request("skills/list", params);
+    let result = answer
+        .get("result")
+        .unwrap_or_else(|| panic!("skills/list: {answer}"));
+    let names = result["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_string())
+        .collect();
+    (names, result["nextCursor"].as_str().map(str::to_string))
+}
+
+#[test]
+fn skills_list_pages_continue_after_the_last_skill_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    for i in 0..230 {
+        let name = format!("s{i:03}");
+        write(&root, &format!("{name}/SKILL.md"), skill_file(&name));
+    }
+    let mut raw = Raw::start(&root, &[]);
+    let changed = |m: &Value| m["method"] == "notifications/resources/list_changed";
+    let (first, cursor) = skills_page(&mut raw, None);
+    assert_eq!((first.len(), first[99].as_str()), (100, "s099"));
+    let cursor = cursor.expect("a second page");
+    assert!(
+        !cursor.contains("100"),
+        "the cursor is not an offset: {cursor}"
+    );
+    // A skill that sorts first appears between two pages: the next page
+    // still starts after s099, with nothing repeated.
+    write(&root, "a000/SKILL.md", skill_file("a000"));
+    raw.wait_for(
+        "notifications/resources/list_changed after adding a000",
+        changed,
+    );
+    let (second, cursor) = skills_page(&mut raw, Some(&cursor));
+    assert_eq!(
+        (second.len(), second[0].as_str(), second[99].as_str()),
+        (100, "s100", "s199")
+    );
+    // The skill the cursor names is removed: the next page starts at the
+    // first skill after it.
+    std::fs::remove_dir_all(root.join("s199")).unwrap();
+    raw.wait_for(
+        "notifications/resources/list_changed after removing s199",
+        changed,
+    );
+    let (third, cursor) = skills_page(&mut raw, Some(&cursor.expect("a third page")));
+    assert_eq!(
+        (third.len(), third.first().map(String::as_str), cursor),
+        (30, Some("s200"), None)
+    );
+    // A cursor that is not one of ours is a clear -32602.
+    for cursor in ["garbage", "100", ""] {
+        let (code, message) = raw.error("skills/list", json!({"cursor": cursor}));
+        assert_eq!(code, -32602, "{cursor:?}: {message}");
+        assert!(
+            message.contains("invalid cursor") && message.contains("nextCursor"),
+            "{cursor:?}: {message}"
+        );
+    }
+}
+
+#[test]
+fn resources_list_pages_continue_after_the_last_skill_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    for i in 0..1_002 {
+        let name = format!("s{i:04}");
+        write(&root, &format!("{name}/SKILL.md"), skill_file(&name));
+    }
+    let mut raw = Raw::start(&root, &[]);
+    let uris = |answer: &Value| -> Vec<String> {
+        answer["result"]["resources"]
+            .as_array()
+            .unwrap_or_else(|| panic!("resources/list: {answer}"))
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = raw.request("resources/list", json!({}));
+    let page = uris(&first);
+    assert_eq!(
+        (page.len(), page[0].as_str(), page[999].as_str()),
+        (1_000, "skilldex://directory", "skill://s0998/SKILL.md")
+    );
+    let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
+    write(&root, "a000/SKILL.md", skill_file("a000"));
+    raw.wait_for("notifications/resources/list_changed", |m| {
+        m["method"] == "notifications/resources/list_changed"
+    });
+    let second = raw.request("resources/list", json!({"cursor": cursor}));
+    assert_eq!(
+        uris(&second),
+        [
+            "skill://s0999/SKILL.md",
+            "skill://s1000/SKILL.md",
+            "skill://s1001/SKILL.md"
+        ]
+    );
+    assert!(second["result"].get("nextCursor").is_none(), "{second}");
+    let (code, message) = raw.error("resources/list", json!({"cursor": "999"}));
+    assert!(
+        code == -32602 && message.contains("invalid cursor"),
+        "{message}"
+    );
+}
+
+#[test]
+fn counts_below_one_are_refused_in_the_same_words() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (tool, arguments, says) in [
+        (
+            "grep_skills",
+            json!({"pattern": "a", "max_results": 0}),
+            "`max_results` is 0; it must be at least 1 — leave it out for the default (200)",
+        ),
+        (
+            "grep_skills",
+            json!({"pattern": "a", "max_results": -3}),
+            "`max_results` is -3; it must be at least 1",
+        ),
+        (
+            "search_skills",
+            json!({"query": "csv", "limit": 0}),
+            "`limit` is 0; it must be at least 1 — leave it out for the default (8)",
+        ),
+        (
+            "search_skills",
+            json!({"query": "csv", "limit": -1}),
+            "`limit` is -1; it must be at least 1",
+        ),
+        (
+            "read_skill",
+            json!({"name": "csv-cleanup", "start_line": 0}),
+            "`start_line` is 0; it must be at least 1 — line numbers start at 1",
+        ),
+        (
+            "read_skill",
+            json!({"name": "csv-cleanup", "end_line": -5}),
+            "`end_line` is -5; it must be at least 1",
+        ),
+    ] {
+        let (is_error, text) = raw.call(tool, arguments.clone());
+        assert!(
+            is_error && text.contains(says),
+            "{tool} {arguments}: {text}"
+        );
+    }
+    // One match is still one match.
+    let (is_error, text) = raw.call("grep_skills", json!({"pattern": "CSV", "max_results": 1}));
+    assert!(
+        !is_error && text.starts_with("1 match in 1 file (stopped at 1"),
+        "{text}"
+    );
+    // A number that is not whole is not an integer at all: -32602.
+    let (code, message) = raw.error(
+        "tools/call",
+        json!({"name": "grep_skills", "arguments": {"pattern": "a", "max_results": 2.5}}),
+    );
+    assert_eq!(code, -32602);
+    assert_eq!(
+        message,
+        "grep_skills: argument `max_results` must be a whole number, not the number 2.5"
+    );
+}
+
+#[test]
+fn a_bad_regex_is_reported_against_the_pattern_as_written() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for pattern in ["(", "a{2,1}", "[z-a]"] {
+        let (is_error, text) = raw.call("grep_skills", json!({"pattern": pattern}));
+        assert!(is_error, "{pattern}: {text}");
+        assert!(
+            text.contains("not a valid regular expression") && text.contains(pattern),
+            "{pattern}: {text}"
+        );
+        assert!(!text.contains("(?:"), "{pattern}: {text}");
+        assert!(text.contains("fixed_strings: true"), "{pattern}: {text}");
+    }
+}
+
+#[test]
+fn unknown_names_are_answered_in_the_terms_they_were_passed() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for (name, says) in [
+        (
+            "ns1/zeta",
+            "no skill `zeta` in namespace `ns1`, and no namespace `ns1` exists — find skills with search_skills",
+        ),
+        (
+            "data/csv-cleanu",
+            "no skill `csv-cleanu` in namespace `data` — did you mean `data/csv-cleanup`?",
+        ),
+        (
+            "dev/csv-cleanup",
+            "no skill `csv-cleanup` in namespace `dev` — did you mean `data/csv-cleanup`?",
+        ),
+        (
+            "../csv-cleanup",
+            "`../csv-cleanup` is not a skill name: `..` is not allowed in a skill name or path — did you mean `csv-cleanup`?",
+        ),
+        ("csv-cleanu", "no skill named `csv-cleanu` — did you mean `csv-cleanup`?"),
+    ] {
+        let (is_error, text) = raw.call("read_skill", json!({"name": name}));
+        assert!(is_error, "{name}: {text}");
+        assert_eq!(text, says, "{name}");
+        // The same with a path: the name is still the name.
+        let (is_error, text) = raw.call("read_skill", json!({"name": name, "path": "scripts/profile_csv.py"}));
+        assert!(is_error && text == says, "{name} with a path: {text}");
+    }
+    // A path that climbs is still refused as a path.
+    let (is_error, text) = raw.call("read_skill", json!({"name": "csv-cleanup", "path": "../x"}));
+    assert!(
+        is_error && text.contains("paths may not leave the skill folder"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_skill_uri_without_its_namespace_gets_the_right_uri() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let right = "skill://data/csv-cleanup/SKILL.md";
+    for uri in [
+        "skill://csv-cleanup/SKILL.md",
+        "skill://dev/csv-cleanup/SKILL.md",
+    ] {
+        let (code, message) = raw.error("skills/get", json!({"uri": uri}));
+        assert_eq!(code, -32602, "{uri}: {message}");
+        assert!(
+            message.starts_with(&format!(
+                "No skill is served at {uri} — did you mean {right}?"
+            )),
+            "{uri}: {message}"
+        );
+    }
+    let (_, message) = raw.error(
+        "resources/read",
+        json!({"uri": "skill://csv-cleanup/SKILL.md"}),
+    );
+    assert!(
+        message.contains(&format!("did you mean {right}?")),
+        "{message}"
+    );
+    // Nothing like it: no hint.
+    let (_, message) = raw.error(
+        "skills/get",
+        json!({"uri": "skill://nothing-like-it/SKILL.md"}),
+    );
+    assert_eq!(
+        message,
+        "No skill is served at skill://nothing-like-it/SKILL.md"
+    );
+    // The right URI works.
+    let answer = raw.request("skills/get", json!({"uri": right}));
+    assert!(answer.get("result").is_some(), "{answer}");
+}
+
+#[test]
+fn methods_not_offered_say_what_is() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let offers = "(this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get";
+    for (method, params) in [
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": "x"})),
+        ("logging/setLevel", json!({"level": "debug"})),
+        (
+            "resources/subscribe",
+            json!({"uri": "skill://data/csv-cleanup/SKILL.md"}),
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        ("completion/complete", json!({})),
+        ("no/such/method", json!({})),
+    ] {
+        let (code, message) = raw.error(method, params);
+        assert_eq!(code, -32601, "{method}: {message}");
+        assert!(
+            message.starts_with(&format!("method not found: {method} {offers}")),
+            "{method}: {message}"
+        );
+    }
+    let (_, message) = raw.error("resources/subscribe", json!({"uri": "skill://x/SKILL.md"}));
+    assert!(
+        message.contains("notifications/resources/list_changed"),
+        "{message}"
+    );
+    // A method the server offers, with params rmcp cannot read: -32602.
+    let (code, message) = raw.error("initialize", json!({}));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("initialize"), "{message}");
 }

@@ -122,7 +122,7 @@ def main() -> None:
     # Wrong argument types.
     for i, (name, arguments) in enumerate([
         ("read_skill", {"name": 5}), ("read_skill", {"name": "x", "start_line": "one"}),
-        ("grep_skills", {"pattern": ["a"]}), ("grep_skills", {"pattern": "a", "max_results": -3}),
+        ("grep_skills", {"pattern": ["a"]}), ("grep_skills", {"pattern": "a", "max_results": "3"}),
         ("search_skills", {"query": None}), ("search_skills", {"query": "x", "limit": 1.5}),
         ("request_skill_enable", {"name": "x"}), ("read_skill", "not an object"),
         ("search_skills", {"query": "x", "extra": True}), ("no_such_tool", {})]):
