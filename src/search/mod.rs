@@ -22,7 +22,7 @@ mod text;
 use crate::catalog::Catalog;
 use crate::query::render::display_path;
 use crate::query::PathStyle;
-use index::{FieldSpec, Inverted};
+use index::{FastMap, FieldSpec, Inverted};
 use serde_json::{json, Value};
 use text::Kind;
 
@@ -113,6 +113,8 @@ pub struct SearchIndex {
     namespace_runs: Vec<(u32, u32, u32)>,
     /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
     parent: Vec<u32>,
+    /// Built on the first query word the index does not know.
+    joined: std::sync::OnceLock<JoinedNames>,
 }
 
 impl SearchIndex {
@@ -203,7 +205,34 @@ impl SearchIndex {
             skill_namespace,
             namespace_runs,
             parent,
+            joined: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Names with separators, joined (see [`JoinedNames`]).
+    fn joined_names(&self, catalog: &Catalog) -> &JoinedNames {
+        self.joined.get_or_init(|| {
+            let mut joined = JoinedNames::default();
+            for skill in catalog.skills() {
+                let name = skill.name.to_lowercase();
+                if !name.contains(['-', '_', '.']) {
+                    continue;
+                }
+                let key: String = name
+                    .chars()
+                    .filter(|c| !matches!(c, '-' | '_' | '.'))
+                    .collect();
+                let terms: Vec<u32> = text::terms(&name)
+                    .iter()
+                    .filter(|t| t.kind == Kind::Word)
+                    .filter_map(|t| self.skills.term(&t.text))
+                    .collect();
+                if !terms.is_empty() {
+                    joined.entry(key).or_insert(terms);
+                }
+            }
+            joined
+        })
     }
 
     /// Approximate heap size in bytes.
@@ -253,7 +282,11 @@ struct Plan {
     units: Vec<Unit>,
 }
 
-fn plan(index: &Inverted, query: &str) -> Plan {
+/// Skill names written without their separators (`gitbisect` for
+/// `git-bisect`), each with the terms of the name's words.
+type JoinedNames = FastMap<String, Vec<u32>>;
+
+fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
     let terms = text::terms(query);
     let mut units: Vec<Unit> = Vec::new();
     let mut expansions = Vec::new();
@@ -281,13 +314,14 @@ fn plan(index: &Inverted, query: &str) -> Plan {
                     .iter()
                     .any(|s| index.term(s).is_some())
                 {
-                    // Unknown word (and not a known word's synonym): two
-                    // known words written together (`gitbisect`), else a
+                    // Unknown word (and not a known word's synonym): a skill
+                    // name typed without its hyphens (`gitbisect`), else a
                     // near spelling, else a completion. The last two are
                     // guesses, so they cover their query word only in part.
-                    if let Some((left, right)) = split_joined(index, &term.surface) {
-                        expansions.push(Expansion::new(left, 0.8, mask, true));
-                        expansions.push(Expansion::new(right, 0.8, mask, true));
+                    if let Some(terms) = joined.and_then(|j| j.get(term.surface.as_str())) {
+                        for &id in terms {
+                            expansions.push(Expansion::new(id, 0.8, mask, true));
+                        }
                         unit.matched = true;
                         continue;
                     }
@@ -396,21 +430,6 @@ struct Scored {
     /// has no unit bits, so the masks cannot tell).
     seen: Vec<bool>,
     touched: Vec<u32>,
-}
-
-/// `word` as two indexed words of three letters or more written together
-/// (`gitbisect`, `codereview`), the longest first word first.
-fn split_joined(index: &Inverted, word: &str) -> Option<(u32, u32)> {
-    if word.len() < 6 || !word.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    (3..=word.len() - 3).rev().find_map(|cut| {
-        let (a, b) = word.split_at(cut);
-        if text::is_stop_word(a) || text::is_stop_word(b) {
-            return None;
-        }
-        Some((index.term(&text::stem(a))?, index.term(&text::stem(b))?))
-    })
 }
 
 fn score(index: &Inverted, plan: &Plan) -> Scored {
@@ -548,11 +567,11 @@ fn search(
     // boundary) so it costs what a long sentence costs, not more.
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let pinned = named_skills(catalog, query);
-    let plan = plan(&index.skills, query);
+    let plan = plan(&index.skills, query, Some(index.joined_names(catalog)));
     let scored = score(&index.skills, &plan);
 
     // Namespaces first: how well each matches on its own text.
-    let ns_plan = self::plan(&index.namespaces, query);
+    let ns_plan = self::plan(&index.namespaces, query, None);
     let ns_scored = score(&index.namespaces, &ns_plan);
     let namespace_count = catalog.namespaces().len();
     let mut ns_strength = vec![0.0f32; namespace_count];

@@ -632,4 +632,27 @@ fn joined_words_and_accents_are_found() {
     }
     let answer = run(&["search", "--json", "--root", root, "façade"]);
     assert_eq!(ids(&answer.json()), ["cafe-menu"]);
+    // Only a skill's name joins words: two unrelated known words that
+    // happen to spell a query word are no evidence.
+    write(
+        temp.path(),
+        "java-build/SKILL.md",
+        skill_md(
+            "java-build",
+            "Builds Java projects. Use when a jar is needed.",
+        ),
+    );
+    write(
+        temp.path(),
+        "shell-script/SKILL.md",
+        skill_md(
+            "shell-script",
+            "Writes a shell script. Use when automating.",
+        ),
+    );
+    let answer = run(&["search", "--json", "--root", root, "javascript"]);
+    assert_eq!(answer.code, 1, "{answer:?}");
+    assert_eq!(answer.json()["no_match"], true);
+    let answer = run(&["search", "--json", "--root", root, "javabuild"]);
+    assert_eq!(ids(&answer.json())[0], "java-build");
 }
