@@ -908,8 +908,13 @@ impl<'a> SectionLookup<'a> {
             .filter_map(|text| self.by_text.get(text.as_str()))
             .flatten()
             .copied()
-            .chain(self.by_slug.get(markdown::slug(wanted).as_str()).copied())
             .collect();
+        // A heading's own text wins over another heading's slug: with
+        // `Steps`, `Steps`, `Steps 1`, "Steps 1" is the third heading even
+        // though the second one's slug is `steps-1`.
+        if found.is_empty() {
+            found.extend(self.by_slug.get(markdown::slug(wanted).as_str()).copied());
+        }
         found.sort_unstable();
         found.dedup();
         found

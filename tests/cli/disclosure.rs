@@ -823,3 +823,60 @@ fn read_and_show_name_what_was_asked_for() {
         }
     }
 }
+
+#[test]
+fn a_heading_text_wins_over_another_headings_numbered_slug() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "steps/SKILL.md",
+        "---\nname: steps\ndescription: Steps. Use when testing.\n---\n\
+## Steps\n\nOne.\n\n## Steps\n\nTwo.\n\n## Steps 1\n\nThree.\n",
+    );
+    let root = root.to_str().unwrap().to_string();
+    let third = run(&[
+        "read",
+        "--root",
+        &root,
+        "steps",
+        "--section",
+        "Steps 1",
+        "--json",
+    ]);
+    assert_eq!(third.code, 0, "{third:?}");
+    assert!(
+        third.json()["content"].as_str().unwrap().contains("Three."),
+        "{third:?}"
+    );
+    let second = run(&[
+        "read",
+        "--root",
+        &root,
+        "steps",
+        "--section",
+        "steps-1",
+        "--json",
+    ]);
+    assert_eq!(second.code, 0, "{second:?}");
+    assert!(
+        second.json()["content"].as_str().unwrap().contains("Two."),
+        "{second:?}"
+    );
+    let third_by_slug = run(&[
+        "read",
+        "--root",
+        &root,
+        "steps",
+        "--section",
+        "steps-1-1",
+        "--json",
+    ]);
+    assert!(
+        third_by_slug.json()["content"]
+            .as_str()
+            .unwrap()
+            .contains("Three."),
+        "{third_by_slug:?}"
+    );
+}
