@@ -290,7 +290,18 @@ impl Assembly {
                 .iter()
                 .any(|f| f.code == crate::model::Code::NameMismatch)
         };
+        let shadowed = |file: &FoundSkill| {
+            any_lowercase
+                && !file.upper_case_name
+                && file
+                    .path
+                    .parent()
+                    .is_some_and(|folder| preferred.contains(folder))
+        };
         for (index, file) in found.iter().enumerate() {
+            if shadowed(file) {
+                continue; // Skipped below: it must not stand for its file.
+            }
             if let Some(identity) = file.identity {
                 match chosen.get(&identity) {
                     None => {
@@ -305,13 +316,7 @@ impl Assembly {
         }
         let mut skills = Vec::with_capacity(found.len());
         for (index, file) in found.into_iter().enumerate() {
-            if any_lowercase
-                && !file.upper_case_name
-                && file
-                    .path
-                    .parent()
-                    .is_some_and(|folder| preferred.contains(folder))
-            {
+            if shadowed(file) {
                 continue; // `skill.md` next to a `SKILL.md`: the upper-case one wins.
             }
             if let Some(identity) = file.identity {

@@ -66,11 +66,12 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             if results.no_match {
                 writeln!(out, "No skill matches \"{}\".", results.query)?;
                 if !results.unmatched_terms.is_empty() {
-                    writeln!(
-                        out,
-                        "Words that matched nothing: {}",
-                        results.unmatched_terms.join(", ")
-                    )?;
+                    let label = if search::select_list(&results.query).is_some() {
+                        "No skill named"
+                    } else {
+                        "Words that matched nothing"
+                    };
+                    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))?;
                 }
                 if !results.namespaces.is_empty() {
                     let names: Vec<&str> =

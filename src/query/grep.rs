@@ -531,6 +531,7 @@ fn search_source(
     let mut sink = Collect {
         lines: Vec::new(),
         matches: 0,
+        max_count: request.max_count,
         files_only: request.files_with_matches,
     };
     match source {
@@ -563,6 +564,9 @@ fn search_file(
 struct Collect {
     lines: Vec<GrepLine>,
     matches: usize,
+    /// `-m`: matching lines past it (in the after-context of the last
+    /// counted match) are shown as context, so the count stays exact.
+    max_count: Option<u64>,
     files_only: bool,
 }
 
@@ -585,14 +589,22 @@ impl Sink for Collect {
         _searcher: &Searcher,
         found: &SinkMatch<'_>,
     ) -> Result<bool, Self::Error> {
-        self.matches += 1;
+        let counted = self.max_count.is_none_or(|max| (self.matches as u64) < max);
+        if counted {
+            self.matches += 1;
+        }
         if self.files_only {
             return Ok(false);
         }
+        let kind = if counted {
+            LineKind::Match
+        } else {
+            LineKind::Context
+        };
         // A multi-line match arrives as one block; report each line.
         let mut number = found.line_number();
         for line in found.bytes().split_inclusive(|&b| b == b'\n') {
-            self.lines.push(self.line(LineKind::Match, number, line));
+            self.lines.push(self.line(kind, number, line));
             number = number.map(|n| n + 1);
         }
         Ok(true)

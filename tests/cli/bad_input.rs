@@ -1034,3 +1034,18 @@ fn an_empty_name_is_called_empty_where_it_is_written() {
     let d = only(&diags, "blank/SKILL.md", "name-missing");
     check(d, "error", 2, Some(7), &["`name` is empty", "name: blank"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_shadowed_lowercase_file_does_not_hide_another_path_to_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(root, "a/SKILL.md", skill_md("a", "The upper-case one."));
+    write(root, "a/skill.md", skill_md("b", "The lower-case one."));
+    std::fs::create_dir_all(root.join("b")).unwrap();
+    // `b/skill.md` is the same file as `a/skill.md`, which `a/SKILL.md`
+    // shadows: through `b` it still loads.
+    std::os::unix::fs::symlink(root.join("a/skill.md"), root.join("b/skill.md")).unwrap();
+    let render = render(root);
+    assert_eq!(ids(&render), ["a", "b"]);
+}

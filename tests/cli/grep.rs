@@ -40,8 +40,9 @@ fn json_lines(out: &Run) -> Vec<serde_json::Value> {
 #[test]
 fn max_count_keeps_the_after_context_of_the_last_counted_match() {
     let temp = steps_catalog();
-    // As `rg -m1 -A1 Steps`: the first match of each file and the line
-    // after it; a line of that context that matches is shown as a match.
+    // As `grep -m1 -A1 Steps`: the first match of each file and the line
+    // after it; a line of that context that matches too is shown as
+    // context, so `-m 1` means one match (rg shows it as a match).
     let out = grep_in(&temp, &["-A", "1", "-m", "1", "Steps"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
@@ -49,8 +50,11 @@ fn max_count_keeps_the_after_context_of_the_last_counted_match() {
         "steps/SKILL.md:6:## Steps\n\
 steps/SKILL.md-7-\n\
 steps/notes.md:1:Steps one\n\
-steps/notes.md:2:Steps two\n"
+steps/notes.md-2-Steps two\n"
     );
+    let counted = grep_in(&temp, &["--json", "-A", "1", "-m", "1", "Steps"]);
+    let summary = json_lines(&counted).pop().unwrap();
+    assert_eq!(summary["matches"], 2, "one per file: {counted:?}");
     // As `rg -m1 -C1 First`: the before-context too.
     let around = grep_in(&temp, &["-C", "1", "-m", "1", "First"]);
     assert_eq!(

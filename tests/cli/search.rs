@@ -106,6 +106,12 @@ fn the_text_answer_names_what_it_could_not_find() {
     );
     let answer = run(&["search", "extract pdf text"]);
     assert!(!answer.stdout.contains("matched nothing"), "{answer:?}");
+    let answer = run(&["search", "select:nope,nada"]);
+    assert_eq!(answer.code, 1, "{answer:?}");
+    assert!(
+        answer.stdout.contains("No skill named: nope, nada"),
+        "{answer:?}"
+    );
 }
 
 #[test]
