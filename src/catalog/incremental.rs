@@ -60,6 +60,9 @@ pub(crate) struct Rescan {
     pub whole: BTreeSet<usize>,
     /// Paths to walk, by root.
     pub scopes: BTreeMap<usize, Vec<ScanScope>>,
+    /// Skill folders where a file other than the skill file changed (a
+    /// reference, a script): nothing to read again, but worth telling.
+    pub files: BTreeSet<PathBuf>,
 }
 
 impl Rescan {
@@ -71,6 +74,7 @@ impl Rescan {
         Rescan {
             whole: (0..roots).collect(),
             scopes: BTreeMap::new(),
+            files: BTreeSet::new(),
         }
     }
 }

@@ -216,7 +216,20 @@ impl View {
 
     fn change(&mut self, live: &LiveCatalog, change: &Change) -> anyhow::Result<()> {
         let mut out = stdout();
+        let files_only = change.revision == change.previous;
         if self.json {
+            if !change.files.is_empty() {
+                let line = serde_json::json!({
+                    "type": "files",
+                    "revision": change.revision,
+                    "skills": change.files,
+                });
+                if files_only {
+                    writeln!(out, "{line}")?;
+                    out.flush()?;
+                    return Ok(());
+                }
+            }
             let line = RevisionLine {
                 kind: "revision",
                 revision: &change.revision,
@@ -227,6 +240,31 @@ impl View {
                 stale: &change.stale,
             };
             writeln!(out, "{}", serde_json::to_string(&line)?)?;
+            if !change.files.is_empty() {
+                let files = serde_json::json!({
+                    "type": "files",
+                    "revision": change.revision,
+                    "skills": change.files,
+                });
+                writeln!(out, "{files}")?;
+            }
+            out.flush()?;
+            return Ok(());
+        }
+        if files_only {
+            let style = &self.style;
+            writeln!(
+                out,
+                "\n{}",
+                style.bold(&format!("── {} · other files changed ──", clock()))
+            )?;
+            for id in &change.files {
+                writeln!(
+                    out,
+                    "{} {id}: a file of this skill changed (the directory is the same)",
+                    style.yellow("~")
+                )?;
+            }
             out.flush()?;
             return Ok(());
         }
@@ -255,6 +293,13 @@ impl View {
         }
         for id in &change.removed {
             writeln!(out, "{} {id}", style.red("-"))?;
+        }
+        for id in &change.files {
+            writeln!(
+                out,
+                "{} {id}: a file of this skill changed",
+                style.yellow("~")
+            )?;
         }
         for id in &change.stale {
             writeln!(

@@ -87,6 +87,10 @@ pub struct Change {
     /// Skills served from their last good version because their file is
     /// broken (all of them, not only new ones).
     pub stale: Vec<String>,
+    /// Skills whose other files (references, scripts) changed while their
+    /// skill file did not; sorted. A change of only these keeps the
+    /// revision: the catalog is the same, the files behind it are not.
+    pub files: Vec<String>,
 }
 
 impl Change {
@@ -143,11 +147,12 @@ impl Change {
             removed,
             diagnostics,
             stale: next.stale().to_vec(),
+            files: Vec::new(),
         }
     }
 
-    /// True when no skill was added, changed or removed (only diagnostics
-    /// or stale marks moved).
+    /// True when no skill was added, changed or removed (only diagnostics,
+    /// stale marks or other files moved).
     pub fn skills_unchanged(&self) -> bool {
         self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
@@ -217,6 +222,15 @@ impl Shared {
         let change = Arc::new(change);
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(catalog);
         self.stats.lock().unwrap_or_else(|e| e.into_inner()).swaps += 1;
+        self.subscribers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|s| s.send(change.clone()).is_ok());
+    }
+
+    /// Tell the subscribers without a new snapshot.
+    fn announce(&self, change: Change) {
+        let change = Arc::new(change);
         self.subscribers
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -483,17 +497,24 @@ impl Worker {
         {
             self.shared.problem(problem);
         }
-        if self.pending.is_empty() {
-            return;
-        }
-        let rescan = std::mem::take(&mut self.pending);
-        let full = !rescan.whole.is_empty();
+        let files = std::mem::take(&mut self.pending.files);
         let previous = self
             .shared
             .current
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        if self.pending.is_empty() {
+            let files = skills_in(&previous, &files);
+            if !files.is_empty() {
+                let mut change = Change::between(&previous, &previous);
+                change.files = files;
+                self.shared.announce(change);
+            }
+            return;
+        }
+        let rescan = std::mem::take(&mut self.pending);
+        let full = !rescan.whole.is_empty();
         let (catalog, kind) = self.builder.rebuild(&previous, &mut self.retained, rescan);
         for problem in self.watcher.note_links(&self.retained) {
             self.shared.problem(problem);
@@ -506,11 +527,34 @@ impl Worker {
             stats.last_rebuild = catalog.stats().total;
             stats.last_rebuild_scan = catalog.stats().scan;
         }
+        let mut files = skills_in(&catalog, &files);
         if catalog.revision() == previous.revision() {
+            if !files.is_empty() {
+                let mut change = Change::between(&previous, &catalog);
+                change.files = files;
+                self.shared.announce(change);
+            }
             return;
         }
-        let change = Change::between(&previous, &catalog);
+        let mut change = Change::between(&previous, &catalog);
+        files.retain(|id| !change.added.contains(id) && !change.changed.contains(id));
+        change.files = files;
         drop(previous);
         self.shared.publish(catalog, change);
     }
+}
+
+/// Ids of the skills of `catalog` whose folder is one of `folders`, sorted.
+fn skills_in(catalog: &Catalog, folders: &std::collections::BTreeSet<PathBuf>) -> Vec<String> {
+    if folders.is_empty() {
+        return Vec::new();
+    }
+    let mut ids: Vec<String> = catalog
+        .skills()
+        .iter()
+        .filter(|s| folders.contains(s.dir()))
+        .map(|s| s.id.clone())
+        .collect();
+    ids.sort();
+    ids
 }

@@ -448,12 +448,14 @@ fn scope(
             }
         }
     }
-    if check_bodies {
-        // A file a skill's body may link to: check that skill again.
-        if let Some(folder) = retained.skill_folder_of(root, path) {
+    // A file of a skill (a reference, a script): its skill's files changed.
+    if let Some(folder) = retained.skill_folder_of(root, path) {
+        if check_bodies {
+            // The body may link to it: check that skill again.
             scopes.extend(skill_files(&folder));
-            relevant = true;
         }
+        pending.files.insert(folder);
+        relevant = true;
     }
     if scopes.is_empty() {
         pending.scopes.remove(&root);

@@ -756,3 +756,32 @@ fn methods_not_offered_say_what_is() {
     assert_eq!(code, -32602, "{message}");
     assert!(message.contains("initialize"), "{message}");
 }
+
+/// A reference file of a skill changes: its digest in `skills/list`
+/// changes, and clients are told, though the directory is the same.
+#[test]
+fn a_changed_reference_file_is_announced() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(&root, "alpha/SKILL.md", skill_file("alpha"));
+    write(&root, "alpha/references/notes.md", "First notes.\n");
+    let mut raw = Raw::start(&root, &[]);
+    let digest = |raw: &mut Raw| -> String {
+        let list = raw.request("skills/list", json!({}));
+        list.to_string()
+    };
+    let before = digest(&mut raw);
+    // Let the watcher settle in before the edit.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    write(
+        &root,
+        "alpha/references/notes.md",
+        "Second notes, longer.\n",
+    );
+    raw.wait_for(
+        "notifications/resources/list_changed after a reference edit",
+        |m| m["method"] == "notifications/resources/list_changed",
+    );
+    let after = digest(&mut raw);
+    assert_ne!(before, after, "the manifest's digest follows the file");
+}

@@ -165,7 +165,15 @@ fn watch_json_lines_from_ready_to_ctrl_c() {
     watch.wait_json("pdf fixed", |v| has_id(&v["changed"], "pdf"));
 
     std::fs::remove_dir_all(root.join("csv")).unwrap();
-    watch.wait_json("csv removed", |v| has_id(&v["removed"], "csv"));
+    let removed = watch.wait_json("csv removed", |v| has_id(&v["removed"], "csv"));
+
+    // Another file of a skill: the directory is the same, the revision
+    // too; a `files` line names the skill.
+    let revision = removed["revision"].clone();
+    put(&root, "pdf/references/tips.md", "Tips.\n");
+    let line = watch.wait_json("pdf's files", |v| v["type"] == "files");
+    assert_eq!(line["skills"], serde_json::json!(["pdf"]), "{line}");
+    assert_eq!(line["revision"], revision, "{line}");
 
     let run = watch.interrupt();
     assert_eq!(run.code, 0, "{run:?}");
