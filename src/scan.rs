@@ -43,7 +43,8 @@ const HEAD_BYTES: usize = parse::frontmatter::MAX_FRONTMATTER_BYTES + 8 * 1024;
 /// reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanLimits {
-    /// Folder depth below a root that is searched (the root is depth 0).
+    /// Depth below a root down to which entries are read (the root is 0,
+    /// its entries 1): a folder at this depth is seen but not entered.
     pub max_depth: usize,
     /// Entries (files and folders) visited per root.
     pub max_entries: usize,
@@ -784,6 +785,23 @@ fn read_skill_file(
     let mut parsed = parse::parse_text(&text);
     if let Some(finding) = utf8 {
         parsed.findings.insert(0, finding);
+    }
+    if partial {
+        // Only the head was read: a front matter that does not close in it
+        // is longer than the limit, not unclosed.
+        for finding in &mut parsed.findings {
+            if finding.code == Code::FrontmatterUnterminated {
+                *finding = Finding::new(
+                    Code::FrontmatterTooLarge,
+                    finding.position,
+                    format!(
+                        "front matter does not close within the first {} bytes; the limit is {} — keep only name, description and short fields in it and move the rest into the body",
+                        HEAD_BYTES,
+                        parse::frontmatter::MAX_FRONTMATTER_BYTES
+                    ),
+                );
+            }
+        }
     }
     let headings = if parsed.fields.is_some() {
         crate::parse::markdown::quick_headings(text.get(parsed.body_offset..).unwrap_or(""))

@@ -53,7 +53,8 @@ struct GlobalArgs {
     /// Print every diagnostic on stderr, not only a summary.
     #[arg(short, long, global = true)]
     verbose: bool,
-    /// Deepest folder level searched below a root.
+    /// How deep below a root entries are read (default 16): a folder at
+    /// depth N is seen but not entered, so `root/a/b/SKILL.md` needs 3.
     #[arg(long, value_name = "N", global = true)]
     max_depth: Option<usize>,
     /// Files and folders visited per root before the walk stops.

@@ -1049,3 +1049,21 @@ fn a_shadowed_lowercase_file_does_not_hide_another_path_to_it() {
     let render = render(root);
     assert_eq!(ids(&render), ["a", "b"]);
 }
+
+#[test]
+fn front_matter_closing_past_the_head_is_too_large_not_unclosed() {
+    let temp = tempfile::tempdir().unwrap();
+    let filler = "x: ".to_string() + &"a".repeat(100) + "\n";
+    let text = format!(
+        "---\nname: big\ndescription: Big. Use when big.\n{}---\n\n# Big\n",
+        filler.repeat(800)
+    );
+    assert!(text.len() > 80_000);
+    write(temp.path(), "big/SKILL.md", text);
+    let (_, diags) = lint(temp.path(), "spec");
+    assert_eq!(
+        codes_for(&diags, "big/SKILL.md"),
+        ["frontmatter-too-large"],
+        "{diags:#?}"
+    );
+}
