@@ -806,6 +806,15 @@ fn lookup(catalog: &Catalog, key: &str) -> Option<usize> {
 /// Skills whose exact name or id appears in the query (as a word, or as
 /// words joined by spaces: "git bisect" names `git-bisect`), in order.
 fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
+    // Fullwidth letters (from CJK input methods) name skills too.
+    let folded: String;
+    let query = if query.is_ascii() {
+        query
+    } else {
+        use unicode_normalization::UnicodeNormalization;
+        folded = query.nfkc().collect();
+        folded.as_str()
+    };
     let words: Vec<&str> = query
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| "\"'`()[]{}<>,.;:!?".contains(c)))

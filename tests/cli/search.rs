@@ -620,6 +620,10 @@ fn joined_words_and_accents_are_found() {
     assert_eq!(ids(&json)[0], "git-bisect");
     let (_, json) = search_json(&["dockerfilehardening"]);
     assert_eq!(ids(&json)[0], "dockerfile-hardening");
+    // A name in fullwidth letters is the name: pinned first.
+    let (_, json) = search_json(&["ｇｉｔ-ｂｉｓｅｃｔ"]);
+    assert_eq!(ids(&json)[0], "git-bisect");
+    assert_eq!(json["results"][0]["score"], 1.0, "{json}");
     // Accents and fullwidth letters fold to their plain letters, both ways.
     let temp = tempfile::tempdir().unwrap();
     write(
