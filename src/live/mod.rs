@@ -529,8 +529,9 @@ impl Worker {
         }
         let mut files = skills_in(&catalog, &files);
         if catalog.revision() == previous.revision() {
+            // Nothing is published, so nothing of `catalog` is told either.
             if !files.is_empty() {
-                let mut change = Change::between(&previous, &catalog);
+                let mut change = Change::between(&previous, &previous);
                 change.files = files;
                 self.shared.announce(change);
             }

@@ -429,6 +429,12 @@ fn scope(
                 path: path.to_path_buf(),
                 subtree: true,
             });
+            // A folder in a skill (`references/`, copied or moved in whole):
+            // the files in it may land before it is watched, so the skill's
+            // files changed.
+            if let Some(folder) = retained.skill_folder_of(root, path) {
+                pending.files.insert(folder);
+            }
             return true;
         }
         Ok(_) => {
@@ -449,13 +455,17 @@ fn scope(
         }
     }
     // A file of a skill (a reference, a script): its skill's files changed.
+    // Editors' swap, backup and probe files are not the skill's files.
     if let Some(folder) = retained.skill_folder_of(root, path) {
         if check_bodies {
             // The body may link to it: check that skill again.
             scopes.extend(skill_files(&folder));
+            relevant = true;
         }
-        pending.files.insert(folder);
-        relevant = true;
+        if !editor_scratch(name) {
+            pending.files.insert(folder);
+            relevant = true;
+        }
     }
     if scopes.is_empty() {
         pending.scopes.remove(&root);
@@ -502,6 +512,22 @@ pub(super) fn watch_error(path: &Path, error: notify::Error) -> LiveError {
             message: notify::Error::new(other).to_string(),
         },
     }
+}
+
+/// Files editors write next to the one being edited: vim's swap files
+/// (`.SKILL.md.swp`, `.swo`, …) and `4913` probe, backups (`SKILL.md~`),
+/// emacs's lock and autosave files (`.#SKILL.md`, `#SKILL.md#`).
+fn editor_scratch(name: &str) -> bool {
+    let vim_swap =
+        name.starts_with('.') && name.len() > 4 && name.is_char_boundary(name.len() - 4) && {
+            let tail = &name[name.len() - 4..];
+            tail.starts_with(".sw") && tail.as_bytes()[3].is_ascii_lowercase()
+        };
+    vim_swap
+        || name == "4913"
+        || name.ends_with('~')
+        || name.starts_with(".#")
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
 }
 
 #[cfg(test)]
@@ -562,6 +588,64 @@ mod tests {
             .add_path(root.join("pdf/.gitignore"));
         assert!(watcher.classify(&event, &retained, &mut pending));
         assert!(pending.whole.contains(&0));
+    }
+
+    #[test]
+    fn a_skills_other_files_are_told_apart_from_editor_scratch() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("skills");
+        std::fs::create_dir_all(root.join("pdf")).unwrap();
+        std::fs::write(
+            root.join("pdf/SKILL.md"),
+            "---\nname: pdf\ndescription: PDFs. Use when a PDF is given.\n---\n",
+        )
+        .unwrap();
+        let builder = CatalogBuilder::new([&root]);
+        let (_, retained) = builder.build_retained();
+        let mut watcher = watcher(&root);
+        let create =
+            |path: PathBuf| notify::Event::new(EventKind::Create(CreateKind::File)).add_path(path);
+        // Swap, backup, probe and lock files of editors: nothing to tell.
+        let mut pending = Rescan::default();
+        for name in [
+            "SKILL.md~",
+            ".SKILL.md.swp",
+            ".SKILL.md.swo",
+            "4913",
+            ".#SKILL.md",
+            "#SKILL.md#",
+        ] {
+            let path = root.join("pdf").join(name);
+            std::fs::write(&path, "x").unwrap();
+            assert!(
+                !watcher.classify(&create(path), &retained, &mut pending),
+                "{name}"
+            );
+        }
+        assert!(
+            pending.files.is_empty() && pending.is_empty(),
+            "{pending:?}"
+        );
+        // A reference file: the skill's files changed, nothing to read again.
+        let notes = root.join("pdf/notes.md");
+        std::fs::write(&notes, "x").unwrap();
+        assert!(watcher.classify(&create(notes), &retained, &mut pending));
+        assert_eq!(
+            pending.files.iter().collect::<Vec<_>>(),
+            [&root.join("pdf")]
+        );
+        assert!(pending.is_empty(), "{pending:?}");
+        // A folder copied in whole: the same, plus a walk of it.
+        let mut pending = Rescan::default();
+        std::fs::create_dir_all(root.join("pdf/references")).unwrap();
+        let folder = notify::Event::new(EventKind::Create(CreateKind::Folder))
+            .add_path(root.join("pdf/references"));
+        assert!(watcher.classify(&folder, &retained, &mut pending));
+        assert_eq!(
+            pending.files.iter().collect::<Vec<_>>(),
+            [&root.join("pdf")]
+        );
+        assert!(!pending.is_empty());
     }
 
     #[test]

@@ -299,7 +299,8 @@ fn check(line: &[u8]) -> Check {
 
 /// A request id the answer can carry: a string or an integer.
 fn usable_id(id: &Value) -> bool {
-    id.is_string() || id.is_i64() || id.is_u64()
+    // rmcp reads integer ids as i64: a larger one cannot be answered by it.
+    id.is_string() || id.is_i64()
 }
 
 /// What is wrong with a message's `jsonrpc` member, if anything.

@@ -437,9 +437,10 @@ fn searcher(request: &GrepRequest) -> Searcher {
         .line_number(true)
         .before_context(request.before_context)
         .after_context(request.after_context)
-        // The searcher counts, not the sink: past the last counted match it
-        // still gives the after-context, as `rg -m N -A M` prints it (a line
-        // there that matches is reported as a match, as `rg` does).
+        // The searcher counts: past the last counted match it still gives
+        // the after-context, as `grep -m N -A M` prints it (a line there
+        // that matches too is shown as context by `Collect`, as GNU grep
+        // does; rg would show it as a match).
         .max_matches(request.max_count)
         .binary_detection(BinaryDetection::quit(0))
         .build()
