@@ -65,14 +65,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             let base = std::env::current_dir().unwrap_or_default();
             if results.no_match {
                 writeln!(out, "No skill matches \"{}\".", results.query)?;
-                if !results.unmatched_terms.is_empty() {
-                    let label = if search::select_list(&results.query).is_some() {
-                        "No skill named"
-                    } else {
-                        "Words that matched nothing"
-                    };
-                    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))?;
-                }
+                write_unmatched(&mut out, &results)?;
                 if !results.namespaces.is_empty() {
                     let names: Vec<&str> =
                         results.namespaces.iter().map(|n| n.name.as_str()).collect();
@@ -112,14 +105,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                         writeln!(out, "    {}", style.dim(&path))?;
                     }
                 }
-                if !results.unmatched_terms.is_empty() {
-                    let label = if search::select_list(&results.query).is_some() {
-                        "No skill named"
-                    } else {
-                        "Words that matched nothing"
-                    };
-                    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))?;
-                }
+                write_unmatched(&mut out, &results)?;
             }
             out.flush()?;
             if !results.no_match && !cli.global.quiet {
@@ -146,4 +132,18 @@ fn terminal_columns() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|&c: &usize| c >= 40)
         .unwrap_or(100)
+}
+
+/// The names a `select:` list gave that no skill has, or the query words
+/// that matched nothing: one line, when there are any.
+fn write_unmatched(out: &mut impl Write, results: &search::SearchResults) -> std::io::Result<()> {
+    if results.unmatched_terms.is_empty() {
+        return Ok(());
+    }
+    let label = if search::select_list(&results.query).is_some() {
+        "No skill named"
+    } else {
+        "Words that matched nothing"
+    };
+    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))
 }
