@@ -69,6 +69,8 @@ struct Inner {
     /// before the handler registers its sink, and a client may send its
     /// next request in between).
     last_change: Mutex<Option<std::time::Instant>>,
+    /// The revision last announced in the log.
+    logged_revision: Mutex<String>,
 }
 
 /// The skilldex MCP server. Cheap to clone: clones share one state.
@@ -98,6 +100,7 @@ impl SkilldexServer {
                 next_sink: std::sync::atomic::AtomicU64::new(0),
                 logged: Mutex::new(HashSet::new()),
                 last_change: Mutex::new(None),
+                logged_revision: Mutex::new(options.snapshots.snapshot().revision().to_string()),
             }),
         }
     }
@@ -204,10 +207,20 @@ enable it.\n\n",
     /// problems at once) and tell the clients.
     async fn on_catalog_change(&self, peer: &Peer<RoleServer>, revision: &str) {
         let view = self.view();
-        self.log(&format!(
-            "catalog revision {revision}: {} skills",
-            view.catalog.skills().len()
-        ));
+        let same = std::mem::replace(
+            &mut *lock(&self.inner.logged_revision),
+            revision.to_string(),
+        ) == revision;
+        if same {
+            self.log(&format!(
+                "files of skills changed (the catalog is still revision {revision})"
+            ));
+        } else {
+            self.log(&format!(
+                "catalog revision {revision}: {} skills",
+                view.catalog.skills().len()
+            ));
+        }
         self.notify_changed(Some(peer)).await;
     }
 
