@@ -314,6 +314,8 @@ fn section_text(
     if outline.is_empty() {
         return format!("no section `{heading}`: the file has no headings");
     }
+    // At most this many headings are listed: a file can have thousands.
+    const SHOWN: usize = 50;
     let mut message = if matches.is_empty() {
         format!("no section `{heading}`; the headings are:")
     } else {
@@ -322,13 +324,19 @@ fn section_text(
             matches.len()
         )
     };
-    for candidate in outline {
+    for candidate in outline.iter().take(SHOWN) {
         message.push_str(&format!(
             "\n  L{:<5} {} {}  ({})",
             candidate.line,
             "#".repeat(usize::from(candidate.level)),
             candidate.heading,
             pick(candidate)
+        ));
+    }
+    if outline.len() > SHOWN {
+        message.push_str(&format!(
+            "\n  … and {} more, not listed; read a range of lines instead",
+            outline.len() - SHOWN
         ));
     }
     message

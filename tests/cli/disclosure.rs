@@ -880,3 +880,25 @@ fn a_heading_text_wins_over_another_headings_numbered_slug() {
         "{third_by_slug:?}"
     );
 }
+
+#[test]
+fn a_heading_repeated_thousands_of_times_lists_a_few_candidates() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    let body = "## Step\n\nDo it.\n\n".repeat(2000);
+    write(
+        &root,
+        "many/SKILL.md",
+        format!("---\nname: many\ndescription: Many steps. Use when testing.\n---\n{body}"),
+    );
+    let root = root.to_str().unwrap().to_string();
+    let out = run(&["read", "--root", &root, "many", "--section", "Step"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("matches 2000 headings"), "{out:?}");
+    assert!(out.stderr.contains("… and 1950 more"), "{out:?}");
+    assert!(
+        out.stderr.lines().count() < 60,
+        "{}",
+        out.stderr.lines().count()
+    );
+}
