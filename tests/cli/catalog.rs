@@ -150,6 +150,55 @@ fn ignore_files_and_build_folders_are_respected() {
 }
 
 #[test]
+fn ignore_rules_follow_git_precedence_and_bad_patterns_are_reported() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    for folder in [
+        "private-a",
+        "private-keep",
+        "team/private-team",
+        "team/private-other",
+        "team/solo",
+        "keep",
+        "odd/skipme",
+        "odd/fine",
+    ] {
+        let name = folder.rsplit('/').next().unwrap();
+        write(
+            root,
+            &format!("{folder}/SKILL.md"),
+            skill_md(name, "Testing. Use when testing."),
+        );
+    }
+    write(root, ".gitignore", "private-*\n");
+    // `.ignore` outranks `.gitignore` in the same folder and above it.
+    write(root, ".ignore", "!private-keep\n");
+    // A deeper folder's rules outrank its parents'.
+    write(root, "team/.gitignore", "!private-team\n");
+    write(root, "team/.ignore", "solo\n");
+    // A bad pattern is reported at its line; the file's other rules apply.
+    write(root, "odd/.gitignore", "skipme\n{a,b\n");
+    assert_eq!(
+        ids(root, &[]),
+        ["fine", "keep", "private-keep", "private-team"]
+    );
+    let (run, diagnostics) = lint_json(root, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let bad = &diagnostics[0];
+    assert!(
+        bad["path"].as_str().unwrap().ends_with("odd/.gitignore"),
+        "{bad}"
+    );
+    assert_eq!(
+        (bad["line"].as_u64(), bad["column"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(bad["severity"], "warning");
+    assert!(bad["message"].as_str().unwrap().contains("{a,b"), "{bad}");
+}
+
+#[test]
 fn depth_and_entry_bounds_are_reported() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path();

@@ -19,12 +19,13 @@
 
 use crate::model::{one_line, Code, Position, Skill};
 use crate::parse::{self, Fields, Finding, ParsedFile};
-use ignore::{WalkBuilder, WalkState};
-use std::fs::File;
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+mod walk;
 
 /// Folder names never searched.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target"];
@@ -356,60 +357,58 @@ fn walk(
     shared: &Shared,
 ) {
     let limits = &options.limits;
-    let mut builder = WalkBuilder::new(start);
-    builder
-        .hidden(false)
-        .ignore(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .parents(false)
-        .require_git(false)
-        .follow_links(false)
-        .max_depth(Some(limits.max_depth.saturating_sub(offset)))
-        .threads(limits.threads)
-        .filter_entry({
-            let scope = options.scope.clone();
-            move |entry| {
-                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                if is_dir
-                    && entry.depth() > 0
-                    && SKIPPED_DIRS
-                        .iter()
-                        .any(|skip| entry.file_name() == std::ffi::OsStr::new(skip))
-                {
-                    return false;
-                }
-                match &scope {
-                    Some(scope) if entry.depth() > 0 => ScanScope::wanted(scope, entry.path()),
-                    _ => true,
-                }
+    let keep = |entry: &walk::Entry<'_>| {
+        if entry.depth == 0 {
+            return true;
+        }
+        if entry.kind == walk::Kind::Dir
+            && SKIPPED_DIRS
+                .iter()
+                .any(|skip| entry.name == OsStr::new(skip))
+        {
+            return false;
+        }
+        match &options.scope {
+            Some(scope) => ScanScope::wanted(scope, entry.path),
+            None => true,
+        }
+    };
+    let walk = walk::Walk {
+        start,
+        max_depth: limits.max_depth.saturating_sub(offset),
+        threads: limits.threads,
+        keep: &keep,
+    };
+    walk.run(&|event| {
+        if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
+            shared.entry_limit_hit.store(true, Ordering::Relaxed);
+            return walk::Flow::Quit;
+        }
+        match event {
+            // The start of a walk through a link was visited as the link.
+            walk::Event::Entry(entry) if offset > 0 && entry.depth == 0 => {}
+            walk::Event::Entry(entry) => visit(
+                root_index,
+                root,
+                canonical_root,
+                offset,
+                options,
+                shared,
+                entry,
+            ),
+            walk::Event::Unreadable(path, error) => {
+                let finding = describe_unreadable(path, &error);
+                push(
+                    &shared.findings,
+                    PathFinding {
+                        path: path.to_path_buf(),
+                        finding,
+                    },
+                );
             }
-        });
-    builder.build_parallel().run(|| {
-        Box::new(move |result| {
-            if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
-                shared.entry_limit_hit.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            match result {
-                // The start of a walk through a link was visited as the link.
-                Ok(entry) if offset > 0 && entry.depth() == 0 => WalkState::Continue,
-                Ok(entry) => visit(
-                    root_index,
-                    root,
-                    canonical_root,
-                    offset,
-                    options,
-                    shared,
-                    entry,
-                ),
-                Err(error) => {
-                    report_walk_error(shared, error);
-                    WalkState::Continue
-                }
-            }
-        })
+            walk::Event::BadRules(error) => report_walk_error(shared, error),
+        }
+        walk::Flow::Continue
     });
 }
 
@@ -470,26 +469,21 @@ fn visit(
     offset: usize,
     options: &ScanOptions,
     shared: &Shared,
-    entry: ignore::DirEntry,
-) -> WalkState {
+    entry: walk::Entry<'_>,
+) {
     let limits = &options.limits;
-    let Some(mut file_type) = entry.file_type() else {
-        return WalkState::Continue;
-    };
-    let path = entry.path();
-    let depth = entry.depth() + offset;
-    let through_link = offset > 0 || entry.path_is_symlink();
-    if file_type.is_symlink() {
+    let mut kind = entry.kind;
+    let path = entry.path;
+    let depth = entry.depth + offset;
+    let through_link = offset > 0 || kind == walk::Kind::Symlink;
+    if kind == walk::Kind::Symlink {
         match follow_link(path, depth, canonical_root, shared) {
-            Some(target_type) => file_type = target_type,
-            None => return WalkState::Continue,
+            Some(target) => kind = walk::kind_of(target),
+            None => return,
         }
     }
-    if file_type.is_dir() {
-        if SKILL_FILE_NAMES
-            .iter()
-            .any(|n| entry.file_name() == std::ffi::OsStr::new(n))
-        {
+    if kind == walk::Kind::Dir {
+        if SKILL_FILE_NAMES.iter().any(|n| entry.name == OsStr::new(n)) {
             shared.report(path, Code::NotAFile, "this is a folder, not a regular file; the skill around it was not loaded — replace it with a Markdown file");
         }
         if depth == limits.max_depth && depth > 0 {
@@ -499,20 +493,17 @@ fn visit(
                 cut.1 = Some(path.to_path_buf());
             }
         }
-        return WalkState::Continue;
+        return;
     }
-    let name = entry.file_name();
+    let name = entry.name;
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    if SKILL_FILE_NAMES
-        .iter()
-        .any(|n| name == std::ffi::OsStr::new(n))
-    {
-        if !file_type.is_file() {
+    if SKILL_FILE_NAMES.iter().any(|n| name == OsStr::new(n)) {
+        if kind != walk::Kind::File {
             shared.report(path, Code::NotAFile, "this is not a regular file (a pipe, socket or device?) and was not read — replace it with a Markdown file");
-            return WalkState::Continue;
+            return;
         }
         let folder_name = folder_name_of(path);
-        match read_skill_file(path, &folder_name, options, through_link) {
+        match read_skill_file(&entry, &folder_name, options, through_link) {
             Ok(found) => {
                 let namespace = relative
                     .parent()
@@ -538,7 +529,7 @@ fn visit(
                     &shared.skills,
                     FoundSkill {
                         root: root_index,
-                        upper_case_name: name == std::ffi::OsStr::new("SKILL.md"),
+                        upper_case_name: name == OsStr::new("SKILL.md"),
                         depth,
                         path: path.to_path_buf(),
                         identity: found.identity,
@@ -555,10 +546,7 @@ fn visit(
                 },
             ),
         }
-    } else if NAMESPACE_FILE_NAMES
-        .iter()
-        .any(|n| name == std::ffi::OsStr::new(n))
-        && file_type.is_file()
+    } else if NAMESPACE_FILE_NAMES.iter().any(|n| name == OsStr::new(n)) && kind == walk::Kind::File
     {
         let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
         push(
@@ -567,15 +555,13 @@ fn visit(
                 root: root_index,
                 folder,
                 path: path.to_path_buf(),
-                description: namespace_description(path),
+                description: namespace_description(&entry),
             },
         );
     }
     if let Some(visitor) = &options.visitor {
-        let is_skill_file = SKILL_FILE_NAMES
-            .iter()
-            .any(|n| name == std::ffi::OsStr::new(n));
-        if file_type.is_file() && !is_skill_file {
+        let is_skill_file = SKILL_FILE_NAMES.iter().any(|n| name == OsStr::new(n));
+        if kind == walk::Kind::File && !is_skill_file {
             visitor(VisitedFile {
                 path,
                 bytes: None,
@@ -583,14 +569,13 @@ fn visit(
             });
         }
     }
-    WalkState::Continue
 }
 
 /// The front-matter `description` of a README/index file. Only the head
 /// is read, and only files that start with `---` are parsed: most READMEs
 /// have no front matter and cost one small read.
-fn namespace_description(path: &Path) -> Option<String> {
-    let mut file = File::open(path).ok()?;
+fn namespace_description(entry: &walk::Entry<'_>) -> Option<String> {
+    let mut file = entry.open().ok()?;
     let mut head = Vec::with_capacity(4096);
     (&mut file).take(4096).read_to_end(&mut head).ok()?;
     let start = if head.starts_with(b"\xEF\xBB\xBF") {
@@ -715,7 +700,7 @@ fn folder_name_of(path: &Path) -> String {
 /// Read a skill file's header (and the whole file when it is small), parse
 /// it and run the rule checks.
 fn read_skill_file(
-    path: &Path,
+    entry: &walk::Entry<'_>,
     folder_name: &str,
     options: &ScanOptions,
     through_link: bool,
@@ -728,7 +713,8 @@ fn read_skill_file(
             format!("could not read the file: {error} — check its permissions"),
         )
     };
-    let mut file = File::open(path).map_err(read_error)?;
+    let path = entry.path;
+    let mut file = entry.open().map_err(read_error)?;
     let metadata = file.metadata().map_err(read_error)?;
     if !metadata.is_file() {
         return Err(Finding::new(
@@ -846,53 +832,71 @@ fn read_skill_file(
 }
 
 fn report_walk_error(shared: &Shared, error: ignore::Error) {
-    let (path, finding) = describe_walk_error(error);
-    push(&shared.findings, PathFinding { path, finding });
+    let mut found = Vec::new();
+    describe_walk_error(error, None, None, &mut found);
+    shared
+        .findings
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(found);
 }
 
-fn describe_walk_error(error: ignore::Error) -> (PathBuf, Finding) {
+/// Findings for an ignore file the walk could not fully use: each bad
+/// pattern at its line, or the file when it could not be read.
+fn describe_walk_error(
+    error: ignore::Error,
+    path: Option<&Path>,
+    line: Option<u64>,
+    out: &mut Vec<PathFinding>,
+) {
     match error {
-        ignore::Error::WithDepth { err, .. } => describe_walk_error(*err),
-        ignore::Error::WithLineNumber { err, .. } => describe_walk_error(*err),
-        ignore::Error::Loop { ancestor, child } => (
-            child.clone(),
-            Finding::new(
-                Code::SymlinkLoop,
-                Position::START,
-                format!(
-                    "symlink loop: this leads back to {}; not followed — remove the link or point it elsewhere",
-                    ancestor.display()
-                ),
-            ),
-        ),
-        ignore::Error::WithPath { path, err } => {
-            let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-            let dangling = is_link && std::fs::metadata(&path).is_err();
-            let finding = if dangling {
-                let target = std::fs::read_link(&path)
-                    .map(|t| t.display().to_string())
-                    .unwrap_or_else(|_| "?".into());
-                Finding::new(
-                    Code::DanglingSymlink,
-                    Position::START,
-                    format!("dangling symlink: its target {target} does not exist — fix or delete the link"),
-                )
-            } else {
-                Finding::new(
-                    Code::WalkError,
-                    Position::START,
-                    format!("could not search this path: {err}"),
-                )
-            };
-            (path, finding)
+        ignore::Error::Partial(errors) => {
+            for error in errors {
+                describe_walk_error(error, path, line, out);
+            }
         }
-        other => (
-            PathBuf::new(),
-            Finding::new(
-                Code::WalkError,
-                Position::START,
-                format!("could not search: {other}"),
+        ignore::Error::WithDepth { err, .. } => describe_walk_error(*err, path, line, out),
+        ignore::Error::WithLineNumber { line, err } => {
+            describe_walk_error(*err, path, Some(line), out)
+        }
+        ignore::Error::WithPath { path, err } => describe_walk_error(*err, Some(&path), line, out),
+        other => {
+            let position = Position {
+                line: line.map_or(1, |l| u32::try_from(l).unwrap_or(u32::MAX)),
+                column: 1,
+            };
+            let message = match &other {
+                ignore::Error::Io(_) => format!("could not read this ignore file: {other} — its rules were not applied; check its permissions"),
+                _ => format!("this ignore pattern is not valid, so it was skipped: {other} — fix or escape it; the file's other rules still apply"),
+            };
+            out.push(PathFinding {
+                path: path.map(Path::to_path_buf).unwrap_or_default(),
+                finding: Finding::new(Code::WalkError, position, message),
+            });
+        }
+    }
+}
+
+/// A finding for a path the walk could not read: a dangling link, or a
+/// folder it may not list.
+fn describe_unreadable(path: &Path, error: &std::io::Error) -> Finding {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link && std::fs::metadata(path).is_err() {
+        let target = std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into());
+        Finding::new(
+            Code::DanglingSymlink,
+            Position::START,
+            format!(
+                "dangling symlink: its target {target} does not exist — fix or delete the link"
             ),
-        ),
+        )
+    } else {
+        Finding::new(
+            Code::WalkError,
+            Position::START,
+            format!("could not search this path: {error}"),
+        )
     }
 }
