@@ -171,6 +171,47 @@ impl CatalogBuilder {
         Ok(catalog)
     }
 
+    /// A catalog of only the skill files at `files` (each written as the
+    /// walk writes it: a root joined with the path inside it). Only the
+    /// folders leading to them are listed, so this costs a few folders, not
+    /// the tree; ignore files, skipped folders, bounds and the disabled list
+    /// apply as in a whole build. Name clashes with skills elsewhere are not
+    /// seen: each skill keeps its plain name.
+    pub fn build_files(&self, files: &[PathBuf]) -> Result<Catalog, CatalogError> {
+        let started = std::time::Instant::now();
+        let mut results = Vec::new();
+        for (index, root) in self.roots.iter().enumerate() {
+            let mut scopes: Vec<ScanScope> = files
+                .iter()
+                .filter(|file| file.starts_with(root))
+                .map(|file| ScanScope {
+                    path: file.clone(),
+                    subtree: false,
+                })
+                .collect();
+            if scopes.is_empty() {
+                continue;
+            }
+            check_root(root)?;
+            scopes.sort();
+            scopes.dedup();
+            let options = self.scan_options(Some(scopes.into()));
+            results.push(scan::scan_root(index, root, &options));
+        }
+        let scanned = started.elapsed();
+        let inputs = ScanInputs {
+            skills: results.iter().flat_map(|r| &r.skills).collect(),
+            namespace_files: results.iter().flat_map(|r| &r.namespace_files).collect(),
+            findings: results.iter().flat_map(|r| &r.findings).collect(),
+            stale: None,
+        };
+        let mut catalog = self.assemble(inputs);
+        catalog.stats.scan = scanned;
+        catalog.stats.total = started.elapsed();
+        drop(results);
+        Ok(catalog)
+    }
+
     /// The snapshot of scanned files: duplicates dropped, name clashes
     /// resolved, namespaces named, findings turned into diagnostics.
     pub(crate) fn assemble(&self, inputs: ScanInputs<'_>) -> Catalog {

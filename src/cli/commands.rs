@@ -7,7 +7,7 @@ use super::{
     build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
     ShowArgs,
 };
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::{Diagnostic, Profile, Severity, Skill};
 use crate::query::{self, render, Budget, Format, RenderOptions};
 use crate::rules::thousands;
@@ -677,15 +677,110 @@ fn human_bytes(bytes: u64) -> String {
 }
 
 #[allow(clippy::print_stderr)]
+/// How `read` takes a target that is a path on disk.
+enum PathRead {
+    /// A skill folder, its `SKILL.md` or a file in it: a catalog of that
+    /// skill alone, its id, and the file inside it.
+    Found {
+        catalog: Box<Catalog>,
+        id: String,
+        inside: String,
+    },
+    /// A path that leads to no skill: what to say, and the exit code.
+    Refused(String, u8),
+    /// A name (or a `NAME/PATH`): resolved against the whole catalog.
+    NotAPath,
+}
+
+/// `read` of a path — the form the directory prints in brackets — needs
+/// only the folders leading to the skill, not the whole catalog: on 10,000
+/// skills a few milliseconds instead of a full scan. A target is a path
+/// when it is absolute, starts with `./` or `../`, or has a `/` and exists
+/// as given; anything else is a name.
+fn read_by_path(builder: &CatalogBuilder, target: &str) -> PathRead {
+    let trimmed = target.trim();
+    let explicit = std::path::Path::new(trimmed).is_absolute()
+        || trimmed.starts_with("./")
+        || trimmed.starts_with("../");
+    let exists = trimmed.contains('/') && std::fs::symlink_metadata(trimmed).is_ok();
+    if !explicit && !exists {
+        return PathRead::NotAPath;
+    }
+    if !exists && !std::path::Path::new(trimmed).is_absolute() {
+        // `./x` or `../x` that is not there: the name's own answer (a
+        // did-you-mean, or why `..` is refused) says more.
+        return PathRead::NotAPath;
+    }
+    if !exists {
+        return PathRead::Refused(
+            format!(
+                "no file or folder at {trimmed} — pass a skill name, or a path the directory lists"
+            ),
+            1,
+        );
+    }
+    let Some(located) = query::read::locate_path(builder.roots(), trimmed) else {
+        let roots: Vec<String> = builder
+            .roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
+        return PathRead::Refused(
+            format!(
+                "{trimmed} is not inside a skill folder under the roots ({}) — skilldex reads only skills; pass a skill name, or a path the directory lists",
+                roots.join(", ")
+            ),
+            2,
+        );
+    };
+    // A root that cannot be walked is reported by the whole build.
+    let Ok(catalog) = builder.build_files(&located.skill_files) else {
+        return PathRead::NotAPath;
+    };
+    let found = located.skill_files.iter().find_map(|file| {
+        catalog
+            .skills()
+            .iter()
+            .chain(catalog.disabled_skills())
+            .find(|s| &s.path == file)
+    });
+    match found {
+        Some(skill) => PathRead::Found {
+            id: skill.id.clone(),
+            inside: located.inside,
+            catalog: Box::new(catalog),
+        },
+        None => PathRead::Refused(
+            format!(
+                "{} is not in the catalog: it is ignored (by a .gitignore or .ignore, or in a skipped folder), deeper than --max-depth, or its header does not load (`skilldex lint` lists load errors)",
+                located.skill_files[0].display()
+            ),
+            1,
+        ),
+    }
+}
+
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     use crate::query::ReadError;
     if let Some(code) = refuse_blank_name(&args.target, "read") {
         return Ok(code);
     }
-    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
+    let builder = builder(&cli.global, Profile::Spec)?;
+    let (catalog, target, path) = match read_by_path(&builder, &args.target) {
+        PathRead::Found {
+            catalog,
+            id,
+            inside,
+        } => (*catalog, id, Some(inside)),
+        PathRead::Refused(message, code) => {
+            eprintln!("skilldex: {message}");
+            return Ok(ExitCode::from(code));
+        }
+        PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
+    };
     let request = query::ReadRequest {
-        target: args.target.clone(),
-        path: None,
+        target,
+        path,
         raw: args.raw,
         section: args.section.clone(),
         lines: args.lines,

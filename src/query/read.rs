@@ -389,6 +389,79 @@ pub fn resolve_target<'a>(
     resolve(catalog, target, false)
 }
 
+/// A skill found by a path on disk rather than by name: `read
+/// skills/dev/git-bisect/SKILL.md`, the form the directory prints in
+/// brackets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathTarget {
+    /// The skill's file as a walk of each root holding it writes it (the
+    /// root joined with the path inside it), `SKILL.md` before `skill.md`.
+    pub skill_files: Vec<PathBuf>,
+    /// The wanted file inside the skill folder, `/`-separated; empty for
+    /// the skill file itself.
+    pub inside: String,
+}
+
+/// When `target` is a path (absolute, or with a `/`, and existing as given
+/// from the current folder) to a skill's file, its folder or a file inside
+/// it, under one of `roots`: where that skill is. `None` otherwise — for
+/// names, and for paths that lead outside every root — so the caller
+/// resolves `target` as a name. Nothing is read; the folder holding the
+/// nearest skill file, climbing no higher than the roots, is the skill.
+pub fn locate_path(roots: &[PathBuf], target: &str) -> Option<PathTarget> {
+    let given = std::path::Path::new(target.trim());
+    if !given.is_absolute() && !target.contains('/') {
+        return None;
+    }
+    let wanted = super::render::normalize(&std::path::absolute(given).ok()?);
+    let is_dir = std::fs::metadata(&wanted).ok()?.is_dir();
+    let holding: Vec<(&PathBuf, PathBuf)> = roots
+        .iter()
+        .filter_map(|root| {
+            let absolute = super::render::normalize(&std::path::absolute(root).ok()?);
+            wanted.starts_with(&absolute).then_some((root, absolute))
+        })
+        .collect();
+    let mut folder = if is_dir {
+        wanted.clone()
+    } else {
+        wanted.parent()?.to_path_buf()
+    };
+    let names = loop {
+        let names: Vec<&str> = crate::scan::SKILL_FILE_NAMES
+            .iter()
+            .copied()
+            .filter(|name| folder.join(name).is_file())
+            .collect();
+        if !names.is_empty() {
+            break names;
+        }
+        // Climb while the folder is still below a root.
+        if !holding
+            .iter()
+            .any(|(_, root)| folder != *root && folder.starts_with(root))
+        {
+            return None;
+        }
+        folder = folder.parent()?.to_path_buf();
+    };
+    let inside = crate::scan::slash_path(wanted.strip_prefix(&folder).ok()?);
+    let inside = if inside == names[0] {
+        String::new()
+    } else {
+        inside
+    };
+    let skill_files = holding
+        .iter()
+        .filter_map(|(root, absolute)| folder.strip_prefix(absolute).ok().map(|rel| root.join(rel)))
+        .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
+        .collect();
+    Some(PathTarget {
+        skill_files,
+        inside,
+    })
+}
+
 /// Find the skill `name` names (the MCP `name`, the CLI's `show NAME`).
 /// A path after the name still works, as in `resolve_target`; what
 /// differs is the error, which takes all of `name` for the name.

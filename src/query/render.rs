@@ -1217,7 +1217,7 @@ fn is_normal(path: &Path) -> bool {
 }
 
 /// Remove `.` and resolve `..` lexically.
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -666,6 +666,137 @@ fn no_path_leads_out_of_the_skill() {
         .contains("alpha line"));
 }
 
+#[test]
+fn a_path_the_directory_prints_reads_like_the_name() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    let root_s = root_of(&temp);
+    // The directory's bracketed path is what an agent copies.
+    let rendered = run(&["render", "--root", &root_s, "--format", "json"]);
+    let listed = rendered.json()["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "guide")
+        .unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let by_name = read(&temp, &["guide", "--section", "details", "--json"]);
+    assert_eq!(by_name.code, 0, "{by_name:?}");
+    let skill_file = root.join("tools/guide/SKILL.md");
+    let folder = root.join("tools/guide");
+    for target in [
+        listed.clone(),
+        skill_file.display().to_string(),
+        folder.display().to_string(),
+    ] {
+        let by_path = read(&temp, &[&target, "--section", "details", "--json"]);
+        assert_eq!(by_path.code, 0, "{target}: {by_path:?}");
+        assert_eq!(by_path.json(), by_name.json(), "{target}");
+    }
+    // Relative to the current folder, through `..`, and a file in the skill.
+    let from_temp = run_in(
+        temp.path(),
+        &[
+            "read",
+            "--root",
+            "root",
+            "./root/tools/guide/../guide/references/ref.md",
+            "--json",
+        ],
+    );
+    assert_eq!(from_temp.code, 0, "{from_temp:?}");
+    let same_by_name = run_in(
+        temp.path(),
+        &[
+            "read",
+            "--root",
+            "root",
+            "guide/references/ref.md",
+            "--json",
+        ],
+    );
+    assert_eq!(from_temp.json(), same_by_name.json());
+    let relative = run_in(
+        temp.path(),
+        &["read", "--root", "root", "root/tools/guide/nested"],
+    );
+    assert_eq!(relative.code, 0, "{relative:?}");
+    assert!(
+        relative.stdout.starts_with("skill nested — folder "),
+        "{relative:?}"
+    );
+    // Paths that lead to no skill say so, by path.
+    let outside = temp.path().join("outside/secret.txt");
+    let no_skill = [
+        (
+            outside.display().to_string(),
+            2,
+            "not inside a skill folder",
+        ),
+        (
+            root.join("tools").display().to_string(),
+            2,
+            "not inside a skill folder",
+        ),
+        (
+            root.join("tools/missing/SKILL.md").display().to_string(),
+            1,
+            "no file or folder at",
+        ),
+    ];
+    for (target, code, says) in no_skill {
+        let out = read(&temp, &[&target]);
+        assert_eq!(out.code, code, "{target}: {out:?}");
+        assert!(out.stdout.is_empty(), "{target}: {out:?}");
+        assert!(
+            out.stderr.contains(says) && out.stderr.contains(&target),
+            "{target}: {out:?}"
+        );
+    }
+    // An ignored skill is not read by path either, and a disabled one says how to enable it.
+    write(&root, ".gitignore", "other/\n");
+    let ignored = read(&temp, &[root.join("other/helper").to_str().unwrap()]);
+    assert_eq!(ignored.code, 1, "{ignored:?}");
+    assert!(ignored.stderr.contains("not in the catalog"), "{ignored:?}");
+    let disabled = skilldex()
+        .env("SKILLDEX_DISABLED", "guide")
+        .args(["read", "--root", &root_s, skill_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let disabled = finish(disabled);
+    assert_eq!(disabled.code, 1, "{disabled:?}");
+    assert!(disabled.stderr.contains("disabled"), "{disabled:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn no_path_on_disk_leads_out_of_the_skill_either() {
+    let temp = catalog();
+    let root = temp.path().join("root");
+    let secret = temp.path().join("outside/secret.txt");
+    use std::os::unix::fs::symlink;
+    symlink(&secret, root.join("tools/guide/references/link.txt")).unwrap();
+    symlink(
+        temp.path().join("outside"),
+        root.join("tools/guide/references/dir"),
+    )
+    .unwrap();
+    let attempts = [
+        root.join("tools/guide/references/link.txt"),
+        root.join("tools/guide/references/dir/secret.txt"),
+        root.join("tools/guide/../../../outside/secret.txt"),
+        secret.clone(),
+    ];
+    for attempt in attempts {
+        let out = read(&temp, &[attempt.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{attempt:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{attempt:?}: {out:?}");
+        assert!(!out.stderr.contains("top secret"), "{attempt:?}: {out:?}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn reading_a_fifo_does_not_hang() {
