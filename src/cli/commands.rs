@@ -517,9 +517,18 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     tokens::warm_up();
-    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
-    let Some(skill) = catalog.get(&args.name) else {
-        if let Some(skill) = catalog.disabled_skill(&args.name) {
+    let builder = builder(&cli.global, Profile::Spec)?;
+    // A path shows the skill it is in, as `read` takes it.
+    let (catalog, name) = match read_by_path(&builder, &args.name) {
+        PathRead::Found { catalog, id, .. } => (*catalog, id),
+        PathRead::Refused(message, code) => {
+            eprintln!("skilldex: {message}");
+            return Ok(ExitCode::from(code));
+        }
+        PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
+    };
+    let Some(skill) = catalog.get(&name) else {
+        if let Some(skill) = catalog.disabled_skill(&name) {
             eprintln!(
                 "skilldex: skill `{}` is disabled by configuration — {}",
                 skill.id,
@@ -527,7 +536,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::from(1));
         }
-        let error = query::read::unknown_name(&catalog, &args.name);
+        let error = query::read::unknown_name(&catalog, &name);
         eprintln!("skilldex: {error}");
         if matches!(error, query::ReadError::ParentInName { .. }) {
             return Ok(ExitCode::from(2));
@@ -692,7 +701,7 @@ enum PathRead {
     NotAPath,
 }
 
-/// `read` of a path — the form the directory prints in brackets — needs
+/// `read` (or `show`) of a path — the form the directory prints in brackets — needs
 /// only the folders leading to the skill, not the whole catalog: on 10,000
 /// skills a few milliseconds instead of a full scan. A target is a path
 /// when it is absolute, starts with `./` or `../`, or has a `/` and exists

@@ -695,6 +695,11 @@ fn a_path_the_directory_prints_reads_like_the_name() {
         assert_eq!(by_path.code, 0, "{target}: {by_path:?}");
         assert_eq!(by_path.json(), by_name.json(), "{target}");
     }
+    // `show` takes the same paths.
+    let shown = run(&["show", "--root", &root_s, "guide", "--json"]);
+    let shown_by_path = run(&["show", "--root", &root_s, &listed, "--json"]);
+    assert_eq!(shown_by_path.code, 0, "{shown_by_path:?}");
+    assert_eq!(shown_by_path.json(), shown.json());
     // Relative to the current folder, through `..`, and a file in the skill.
     let from_temp = run_in(
         temp.path(),
