@@ -705,7 +705,6 @@ fn read_skill_file(
     options: &ScanOptions,
     through_link: bool,
 ) -> Result<ReadSkill, Finding> {
-    let max_file_bytes = options.limits.max_file_bytes;
     let read_error = |error: std::io::Error| {
         Finding::new(
             Code::ReadFailed,
@@ -723,40 +722,59 @@ fn read_skill_file(
             "this is not a regular file and was not read — replace it with a Markdown file",
         ));
     }
-    let size = metadata.len();
-    let partial = size as usize > HEAD_BYTES;
-    let want = (size as usize).min(HEAD_BYTES);
+    let want = (metadata.len() as usize).min(HEAD_BYTES);
     // Read exactly the size reported (no extra probe for end-of-file: one
     // read call for a typical skill). A file that shrank meanwhile ends early.
-    let mut bytes = vec![0u8; want];
-    let mut filled = 0;
-    while filled < want {
-        match file.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(read_error(error)),
-        }
-    }
-    bytes.truncate(filled);
+    // The bytes go into the thread's buffer, reused from file to file: a
+    // fresh one each time cost page faults on every read.
+    let mut bytes = HEAD.take();
+    bytes.clear();
+    bytes.reserve(want);
+    (&mut file)
+        .take(want as u64)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    let result = parse_skill_head(path, folder_name, options, through_link, &bytes, &metadata);
+    HEAD.set(bytes);
+    result
+}
+
+thread_local! {
+    /// The buffer a walker thread reads skill files into.
+    static HEAD: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Parse and check the head of a skill file read by `read_skill_file`.
+fn parse_skill_head(
+    path: &Path,
+    folder_name: &str,
+    options: &ScanOptions,
+    through_link: bool,
+    bytes: &[u8],
+    metadata: &std::fs::Metadata,
+) -> Result<ReadSkill, Finding> {
+    let max_file_bytes = options.limits.max_file_bytes;
+    let size = metadata.len();
+    let partial = size as usize > HEAD_BYTES;
+    let mut bytes = bytes;
     if partial {
         // Cut at the last complete line so a multi-byte character split by
         // the read does not look like invalid UTF-8.
         if let Some(newline) = bytes.iter().rposition(|&b| b == b'\n') {
-            bytes.truncate(newline + 1);
+            bytes = &bytes[..=newline];
         }
     }
     if let Some(visitor) = &options.visitor {
         visitor(VisitedFile {
             path,
-            bytes: (!partial).then_some(bytes.as_slice()),
+            bytes: (!partial).then_some(bytes),
             through_link,
         });
     }
     // What a reader needs to tell versions of the file apart: its bytes, or
     // for a file read only in part, its head, size and modification time.
     let mut hash = crate::catalog::Fnv::new();
-    hash.write(&bytes);
+    hash.write(bytes);
     if partial {
         hash.write(&size.to_le_bytes());
         let modified = metadata
@@ -767,7 +785,7 @@ fn read_skill_file(
         hash.write(&modified.to_le_bytes());
     }
     let content_hash = hash.finish();
-    let (text, utf8) = parse::decode(&bytes);
+    let (text, utf8) = parse::decode(bytes);
     let mut parsed = parse::parse_text(&text);
     if let Some(finding) = utf8 {
         parsed.findings.insert(0, finding);
@@ -821,7 +839,7 @@ fn read_skill_file(
         ));
     }
     Ok(ReadSkill {
-        identity: identity_of(&metadata),
+        identity: identity_of(metadata),
         facts: FileFacts {
             bytes: size,
             hash: content_hash,
