@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark `skilldex grep` against `rg` (same pattern, same tree, side by
-# side in one hyperfine run) and time `skilldex read --section`, on the
-# bundled catalog and on the 10k-skill corpus made by benches/render.sh.
+# side in one hyperfine run) and time `skilldex read --section` (by name and
+# by path), on the bundled catalog and on the 10k-skill corpus made by
+# benches/render.sh.
 #
 # Usage: benches/disclosure.sh      (run benches/render.sh once first, or set
 #                                     CORPUS to a folder of skills)
@@ -44,7 +45,11 @@ skill_file=$(find "$CORPUS" -name SKILL.md | sort | sed -n 1p)
 skill=$(basename "$(dirname "$skill_file")")
 section=$(sed -n 's/^## //p' "$skill_file" | sed -n 1p)
 echo "==> read $skill --section '$section'" >&2
+# By name (the whole catalog is built to resolve it) and by the path the
+# directory prints (only the folders leading to the skill are walked).
 hyperfine --warmup 3 --runs "$RUNS" -N \
     --export-markdown target/bench/read.md \
     "$SKILLDEX read pdf-extract --section steps --root skills" \
-    "$SKILLDEX read $skill --section '$section' --root $CORPUS"
+    "$SKILLDEX read skills/docs/pdf-extract/SKILL.md --section steps --root skills" \
+    "$SKILLDEX read $skill --section '$section' --root $CORPUS" \
+    "$SKILLDEX read $skill_file --section '$section' --root $CORPUS"
