@@ -22,7 +22,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// What an entry is, by its own type: a symlink is a symlink, not its target.
@@ -131,7 +131,8 @@ fn load_rules(
     present: bool,
     report: &mut dyn FnMut(ignore::Error),
 ) -> Option<Gitignore> {
-    if !present {
+    // A dangling link is reported as such by the scan, not again here.
+    if !present || !dir.join(name).exists() {
         return None;
     }
     let mut builder = GitignoreBuilder::new(dir);
@@ -148,12 +149,56 @@ fn load_rules(
     }
 }
 
-/// A folder waiting to be listed: the start, or a folder inside an open one.
+/// A folder waiting to be listed: by path, or by name inside an open folder.
 struct Job {
     path: PathBuf,
-    parent: Option<(Arc<sys::Dir>, OsString)>,
+    parent: Option<(Arc<Held>, OsString)>,
     depth: usize,
     rules: Option<Arc<Rules>>,
+}
+
+/// Open folders kept for their subfolders, across every walk of the
+/// process. Each waiting subfolder keeps its parent open, and a deep tree
+/// walked depth first keeps a folder per level and thread; past this many
+/// the rest are opened by path, so a deep tree never runs out of file
+/// descriptors (macOS allows 256 by default).
+const MAX_HELD: usize = 64;
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// An open folder, counted in `HELD` while subfolders may be opened
+/// relative to it.
+struct Held {
+    dir: sys::Dir,
+    counted: bool,
+}
+
+impl Held {
+    fn new(dir: sys::Dir, wanted: bool) -> Held {
+        let counted = wanted && HELD.fetch_add(1, Ordering::Relaxed) < MAX_HELD;
+        if wanted && !counted {
+            HELD.fetch_sub(1, Ordering::Relaxed);
+        }
+        Held { dir, counted }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.counted {
+            HELD.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Stops the walk when its worker unwinds from a panic.
+struct StopOnPanic<'a>(&'a Queue);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
 }
 
 struct Queue {
@@ -262,6 +307,9 @@ impl Walk<'_> {
             n => n,
         };
         let work = || {
+            // A worker that panics stops the others, so the panic reaches
+            // the caller instead of leaving them waiting for its folder.
+            let _stop_on_panic = StopOnPanic(&queue);
             let mut buffer = sys::Buffer::default();
             while let Some(job) = queue.next() {
                 let more = self.list(job, &mut buffer, &queue, visit);
@@ -290,19 +338,29 @@ impl Walk<'_> {
     ) -> Vec<Job> {
         let opened = match &job.parent {
             None => sys::Dir::open(&job.path),
-            Some((parent, name)) => parent.open_dir(name),
+            Some((parent, name)) => parent.dir.open_dir(name),
+        };
+        let unreadable = |error| {
+            if visit(Event::Unreadable(&job.path, error)) == Flow::Quit {
+                queue.stop();
+            }
         };
         let folder = match opened {
-            Ok(folder) => Arc::new(folder),
+            Ok(folder) => folder,
             Err(error) => {
-                visit(Event::Unreadable(&job.path, error));
+                unreadable(error);
                 return Vec::new();
             }
         };
         let mut entries: Vec<(OsString, Kind)> = Vec::new();
         if let Err(error) = folder.list(buffer, &mut entries) {
-            visit(Event::Unreadable(&job.path, error));
+            unreadable(error);
         }
+        // Subfolders are opened relative to this folder while it can stay
+        // open; past the budget they are opened by path.
+        let enters =
+            job.depth + 1 < self.max_depth && entries.iter().any(|(_, kind)| *kind == Kind::Dir);
+        let folder = Arc::new(Held::new(folder, enters));
         let has_file = |name: &str| {
             entries
                 .iter()
@@ -311,7 +369,9 @@ impl Walk<'_> {
         let (has_ignore, has_git) = (has_file(".ignore"), has_file(".gitignore"));
         let rules = if has_ignore || has_git {
             let mut report = |error| {
-                visit(Event::BadRules(error));
+                if visit(Event::BadRules(error)) == Flow::Quit {
+                    queue.stop();
+                }
             };
             let ignore = load_rules(&job.path, ".ignore", has_ignore, &mut report);
             let git = load_rules(&job.path, ".gitignore", has_git, &mut report);
@@ -341,7 +401,7 @@ impl Walk<'_> {
                 name: &name,
                 depth,
                 kind,
-                folder: Some(&folder),
+                folder: Some(&folder.dir),
             };
             if !ignored(rules.as_ref(), &path, is_dir) && (self.keep)(&entry) {
                 if visit(Event::Entry(entry)) == Flow::Quit {
@@ -351,7 +411,7 @@ impl Walk<'_> {
                 if is_dir && depth < self.max_depth {
                     more.push(Job {
                         path: path.clone(),
-                        parent: Some((Arc::clone(&folder), name)),
+                        parent: folder.counted.then(|| (Arc::clone(&folder), name)),
                         depth,
                         rules: rules.clone(),
                     });
@@ -533,5 +593,105 @@ mod sys {
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempfile::TempDir {
+        let temp = tempfile::tempdir().unwrap();
+        for folder in ["a/b/c", "a/d", "e/f/g", "e/h"] {
+            std::fs::create_dir_all(temp.path().join(folder)).unwrap();
+            std::fs::write(temp.path().join(folder).join("x.md"), "x").unwrap();
+        }
+        temp
+    }
+
+    /// Every path the walk visits, sorted.
+    fn visited(start: &Path, threads: usize, max_depth: usize) -> Vec<PathBuf> {
+        let seen = Mutex::new(Vec::new());
+        let keep = |_: &Entry<'_>| true;
+        let walk = Walk {
+            start,
+            max_depth,
+            threads,
+            keep: &keep,
+        };
+        walk.run(&|event| {
+            if let Event::Entry(entry) = event {
+                let relative = entry.path.strip_prefix(start).unwrap().to_path_buf();
+                seen.lock().unwrap().push(relative);
+            }
+            Flow::Continue
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        seen
+    }
+
+    #[test]
+    fn every_entry_is_visited_once_on_any_number_of_threads() {
+        let temp = tree();
+        let one = visited(temp.path(), 1, 16);
+        assert_eq!(one.len(), 1 + 8 + 4, "{one:?}");
+        for threads in [2, 3, 8] {
+            assert_eq!(visited(temp.path(), threads, 16), one);
+        }
+        // A folder at the depth limit is visited, not entered.
+        let shallow = visited(temp.path(), 2, 1);
+        assert_eq!(shallow, [PathBuf::new(), "a".into(), "e".into()]);
+    }
+
+    #[test]
+    fn a_panicking_callback_reaches_the_caller_instead_of_hanging() {
+        let temp = tree();
+        let start = temp.path().to_path_buf();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(|| {
+                let keep = |_: &Entry<'_>| true;
+                let walk = Walk {
+                    start: &start,
+                    max_depth: 16,
+                    threads: 2,
+                    keep: &keep,
+                };
+                walk.run(&|event| {
+                    if let Event::Entry(entry) = event {
+                        assert!(entry.name != "c", "boom");
+                    }
+                    Flow::Continue
+                });
+            });
+            done.send(outcome.is_err()).unwrap();
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the walk returned");
+        assert!(panicked);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_ignore_file_adds_no_rules_and_no_error() {
+        let temp = tree();
+        std::os::unix::fs::symlink("/nonexistent/rules", temp.path().join("a/.gitignore")).unwrap();
+        let errors = Mutex::new(0);
+        let keep = |_: &Entry<'_>| true;
+        let walk = Walk {
+            start: temp.path(),
+            max_depth: 16,
+            threads: 1,
+            keep: &keep,
+        };
+        walk.run(&|event| {
+            if !matches!(event, Event::Entry(_)) {
+                *errors.lock().unwrap() += 1;
+            }
+            Flow::Continue
+        });
+        assert_eq!(*errors.lock().unwrap(), 0);
     }
 }

@@ -198,6 +198,44 @@ fn ignore_rules_follow_git_precedence_and_bad_patterns_are_reported() {
     assert!(bad["message"].as_str().unwrap().contains("{a,b"), "{bad}");
 }
 
+/// Folders are opened relative to their open parent; a deep tree must not
+/// keep so many open that the walk runs out of file descriptors.
+#[cfg(unix)]
+#[test]
+fn a_deep_tree_is_walked_with_few_file_descriptors() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    let mut folder = String::new();
+    for level in 0..150 {
+        folder.push_str("d/");
+        write(
+            root,
+            &format!("{folder}s{level}/SKILL.md"),
+            skill_md(&format!("s{level}"), "Deep. Use when deep."),
+        );
+    }
+    let command = format!(
+        "ulimit -n 100 && exec {} list --json --max-depth 400 --root {}",
+        env!("CARGO_BIN_EXE_skilldex"),
+        root.display()
+    );
+    let out = finish(
+        std::process::Command::new("sh")
+            .args(["-c", &command])
+            .env("NO_COLOR", "1")
+            .env_remove("SKILLDEX_ROOTS")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.json()["skills"].as_array().unwrap().len(),
+        150,
+        "{out:?}"
+    );
+    assert!(!out.stderr.contains("Too many open files"), "{out:?}");
+}
+
 #[test]
 fn depth_and_entry_bounds_are_reported() {
     let temp = tempfile::tempdir().unwrap();
