@@ -519,7 +519,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     tokens::warm_up();
     let builder = builder(&cli.global, Profile::Spec)?;
     // A path shows the skill it is in, as `read` takes it.
-    let (catalog, name) = match read_by_path(&builder, &args.name) {
+    let (catalog, name) = match read_by_path(&cli.global, &builder, &args.name)? {
         PathRead::Found { catalog, id, .. } => (*catalog, id),
         PathRead::Refused(message, code) => {
             eprintln!("skilldex: {message}");
@@ -701,32 +701,33 @@ enum PathRead {
     NotAPath,
 }
 
-/// `read` (or `show`) of a path — the form the directory prints in brackets — needs
-/// only the folders leading to the skill, not the whole catalog: on 10,000
-/// skills a few milliseconds instead of a full scan. A target is a path
-/// when it is absolute, starts with `./` or `../`, or has a `/` and exists
-/// as given; anything else is a name.
-fn read_by_path(builder: &CatalogBuilder, target: &str) -> PathRead {
+/// `read` (or `show`) of a path — the form the directory prints in
+/// brackets — needs only the folders leading to the skill, not the whole
+/// catalog: on 10,000 skills a few milliseconds instead of a full scan. A
+/// target is a path when it is absolute or starts with `./` or `../`;
+/// anything else is a name, whatever the current folder holds.
+fn read_by_path(
+    global: &super::GlobalArgs,
+    builder: &CatalogBuilder,
+    target: &str,
+) -> anyhow::Result<PathRead> {
     let trimmed = target.trim();
-    let explicit = std::path::Path::new(trimmed).is_absolute()
-        || trimmed.starts_with("./")
-        || trimmed.starts_with("../");
-    let exists = trimmed.contains('/') && std::fs::symlink_metadata(trimmed).is_ok();
-    if !explicit && !exists {
-        return PathRead::NotAPath;
+    let given = std::path::Path::new(trimmed);
+    if !given.is_absolute() && !trimmed.starts_with("./") && !trimmed.starts_with("../") {
+        return Ok(PathRead::NotAPath);
     }
-    if !exists && !std::path::Path::new(trimmed).is_absolute() {
-        // `./x` or `../x` that is not there: the name's own answer (a
-        // did-you-mean, or why `..` is refused) says more.
-        return PathRead::NotAPath;
-    }
-    if !exists {
-        return PathRead::Refused(
+    if std::fs::symlink_metadata(given).is_err() {
+        if !given.is_absolute() {
+            // `./x` or `../x` that is not there: the name's own answer (a
+            // did-you-mean, or why `..` is refused) says more.
+            return Ok(PathRead::NotAPath);
+        }
+        return Ok(PathRead::Refused(
             format!(
                 "no file or folder at {trimmed} — pass a skill name, or a path the directory lists"
             ),
             1,
-        );
+        ));
     }
     let Some(located) = query::read::locate_path(builder.roots(), trimmed) else {
         let roots: Vec<String> = builder
@@ -734,17 +735,24 @@ fn read_by_path(builder: &CatalogBuilder, target: &str) -> PathRead {
             .iter()
             .map(|r| r.display().to_string())
             .collect();
-        return PathRead::Refused(
+        return Ok(PathRead::Refused(
             format!(
                 "{trimmed} is not inside a skill folder under the roots ({}) — skilldex reads only skills; pass a skill name, or a path the directory lists",
                 roots.join(", ")
             ),
             2,
-        );
+        ));
     };
-    // A root that cannot be walked is reported by the whole build.
-    let Ok(catalog) = builder.build_files(&located.skill_files) else {
-        return PathRead::NotAPath;
+    // A `name~2` in the disabled list names a skill by its place among
+    // skills of one name, which only the whole catalog knows.
+    let catalog = if builder.disabled_names().any(|name| name.contains('~')) {
+        build(global, builder)?
+    } else {
+        match builder.build_files(&located.skill_files) {
+            Ok(catalog) => catalog,
+            // A root that cannot be walked is reported by the whole build.
+            Err(_) => return Ok(PathRead::NotAPath),
+        }
     };
     let found = located.skill_files.iter().find_map(|file| {
         catalog
@@ -753,7 +761,7 @@ fn read_by_path(builder: &CatalogBuilder, target: &str) -> PathRead {
             .chain(catalog.disabled_skills())
             .find(|s| &s.path == file)
     });
-    match found {
+    Ok(match found {
         Some(skill) => PathRead::Found {
             id: skill.id.clone(),
             inside: located.inside,
@@ -766,7 +774,7 @@ fn read_by_path(builder: &CatalogBuilder, target: &str) -> PathRead {
             ),
             1,
         ),
-    }
+    })
 }
 
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
@@ -775,7 +783,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     let builder = builder(&cli.global, Profile::Spec)?;
-    let (catalog, target, path) = match read_by_path(&builder, &args.target) {
+    let (catalog, target, path) = match read_by_path(&cli.global, &builder, &args.target)? {
         PathRead::Found {
             catalog,
             id,
@@ -830,6 +838,15 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
             eprintln!("skilldex: {error}");
+            let target = args.target.trim();
+            if matches!(error, ReadError::UnknownSkill { .. })
+                && target.contains('/')
+                && std::path::Path::new(target).exists()
+            {
+                eprintln!(
+                    "skilldex: `{target}` is a path here; to read it as one, write ./{target}"
+                );
+            }
             // Unknown names and sections are "no match"; everything else
             // (paths outside the skill, binary files, bad ranges) is refused.
             let code = match error {

@@ -402,26 +402,40 @@ pub struct PathTarget {
     pub inside: String,
 }
 
-/// When `target` is a path (absolute, or with a `/`, and existing as given
-/// from the current folder) to a skill's file, its folder or a file inside
-/// it, under one of `roots`: where that skill is. `None` otherwise — for
-/// names, and for paths that lead outside every root — so the caller
-/// resolves `target` as a name. Nothing is read; the folder holding the
-/// nearest skill file, climbing no higher than the roots, is the skill.
+/// When `target` is a path on disk to a skill's file, its folder or a file
+/// inside it, under one of `roots`: where that skill is. `None` when no
+/// root holds the path or no skill folder does — the caller says so.
+/// Nothing is read; the folder holding the nearest skill file, climbing no
+/// higher than the roots, is the skill. A path that reaches a root only
+/// through symlinks (a linked root, a current folder reported by its real
+/// path) is matched by real paths and written back under the root.
 pub fn locate_path(roots: &[PathBuf], target: &str) -> Option<PathTarget> {
+    use super::render::normalize;
     let given = std::path::Path::new(target.trim());
-    if !given.is_absolute() && !target.contains('/') {
-        return None;
-    }
-    let wanted = super::render::normalize(&std::path::absolute(given).ok()?);
-    let is_dir = std::fs::metadata(&wanted).ok()?.is_dir();
-    let holding: Vec<(&PathBuf, PathBuf)> = roots
+    let mut wanted = normalize(&std::path::absolute(given).ok()?);
+    let absolute_roots: Vec<PathBuf> = roots
         .iter()
-        .filter_map(|root| {
-            let absolute = super::render::normalize(&std::path::absolute(root).ok()?);
-            wanted.starts_with(&absolute).then_some((root, absolute))
-        })
+        .map(|root| normalize(&std::path::absolute(root).unwrap_or_else(|_| root.clone())))
         .collect();
+    if !absolute_roots.iter().any(|root| wanted.starts_with(root)) {
+        // The same place by real paths: written under the first root that
+        // holds it.
+        let real = wanted.canonicalize().ok()?;
+        wanted = roots
+            .iter()
+            .zip(&absolute_roots)
+            .find_map(|(root, absolute)| {
+                let inside = real.strip_prefix(root.canonicalize().ok()?).ok()?;
+                Some(absolute.join(inside))
+            })?;
+    }
+    let holding: Vec<(&PathBuf, &PathBuf)> = roots
+        .iter()
+        .zip(&absolute_roots)
+        .filter(|(_, absolute)| wanted.starts_with(absolute))
+        .collect();
+    // A dangling link is a file of its folder (reading it says it dangles).
+    let is_dir = std::fs::metadata(&wanted).is_ok_and(|m| m.is_dir());
     let mut folder = if is_dir {
         wanted.clone()
     } else {
@@ -439,7 +453,7 @@ pub fn locate_path(roots: &[PathBuf], target: &str) -> Option<PathTarget> {
         // Climb while the folder is still below a root.
         if !holding
             .iter()
-            .any(|(_, root)| folder != *root && folder.starts_with(root))
+            .any(|(_, root)| folder != **root && folder.starts_with(root))
         {
             return None;
         }
@@ -451,11 +465,14 @@ pub fn locate_path(roots: &[PathBuf], target: &str) -> Option<PathTarget> {
     } else {
         inside
     };
-    let skill_files = holding
+    let skill_files: Vec<PathBuf> = holding
         .iter()
         .filter_map(|(root, absolute)| folder.strip_prefix(absolute).ok().map(|rel| root.join(rel)))
         .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
         .collect();
+    if skill_files.is_empty() {
+        return None;
+    }
     Some(PathTarget {
         skill_files,
         inside,

@@ -725,12 +725,22 @@ fn a_path_the_directory_prints_reads_like_the_name() {
     assert_eq!(from_temp.json(), same_by_name.json());
     let relative = run_in(
         temp.path(),
-        &["read", "--root", "root", "root/tools/guide/nested"],
+        &["read", "--root", "root", "./root/tools/guide/nested"],
     );
     assert_eq!(relative.code, 0, "{relative:?}");
     assert!(
         relative.stdout.starts_with("skill nested — folder "),
         "{relative:?}"
+    );
+    // Without `./` a relative path is a name; the answer says how to write it.
+    let bare = run_in(
+        temp.path(),
+        &["read", "--root", "root", "root/tools/guide/SKILL.md"],
+    );
+    assert_eq!(bare.code, 1, "{bare:?}");
+    assert!(
+        bare.stderr.contains("write ./root/tools/guide/SKILL.md"),
+        "{bare:?}"
     );
     // Paths that lead to no skill say so, by path.
     let outside = temp.path().join("outside/secret.txt");
@@ -773,6 +783,98 @@ fn a_path_the_directory_prints_reads_like_the_name() {
     let disabled = finish(disabled);
     assert_eq!(disabled.code, 1, "{disabled:?}");
     assert!(disabled.stderr.contains("disabled"), "{disabled:?}");
+}
+
+/// What a path read must agree on with the whole catalog: roots reached
+/// through links, skill folders outside every root, ids that only the whole
+/// catalog knows, and names that look like paths.
+#[cfg(unix)]
+#[test]
+fn a_path_read_never_guesses() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let base = temp.path();
+    write(base, "r1/x/SKILL.md", skill_md("x", "First x. Use when x."));
+    write(
+        base,
+        "r2/x/SKILL.md",
+        "---\nname: x\ndescription: Second x. Use when x.\n---\nSECOND-X-BODY\n",
+    );
+    write(base, "r2/ops/y/SKILL.md", skill_md("y", "Y. Use when y."));
+    write(
+        base,
+        "elsewhere/z/SKILL.md",
+        skill_md("z", "Z. Use when z."),
+    );
+    symlink(base.join("r2"), base.join("link2")).unwrap();
+    symlink("/nonexistent/target", base.join("r2/ops/y/dangling.md")).unwrap();
+    let roots = |first: &str, second: &str| {
+        vec![
+            "--root".to_string(),
+            base.join(first).display().to_string(),
+            "--root".to_string(),
+            base.join(second).display().to_string(),
+        ]
+    };
+    let read_with = |roots: &[String], extra: &[&str], disabled: &str| {
+        let mut command = skilldex();
+        command
+            .env("SKILLDEX_DISABLED", disabled)
+            .arg("read")
+            .args(roots)
+            .args(extra);
+        finish(command.output().unwrap())
+    };
+    let both = roots("r1", "r2");
+    let second = base.join("r2/x/SKILL.md").display().to_string();
+    // The second `x` is `x~2` in the whole catalog; disabled by that id, it
+    // stays unreadable by path too.
+    let by_id = read_with(&both, &["x~2"], "x~2");
+    let by_path = read_with(&both, &[&second], "x~2");
+    assert_eq!(by_id.code, 1, "{by_id:?}");
+    assert_eq!(by_path.code, 1, "{by_path:?}");
+    assert!(
+        by_path.stderr.contains("disabled") && !by_path.stdout.contains("SECOND-X-BODY"),
+        "{by_path:?}"
+    );
+    // A root given through a link, the path by its real folder (and back).
+    let linked = roots("r1", "link2");
+    let real = read_with(&linked, &[&second], "");
+    assert_eq!(real.code, 0, "{real:?}");
+    assert!(real.stdout.contains("SECOND-X-BODY"), "{real:?}");
+    let through_link = base.join("link2/x").display().to_string();
+    let via = read_with(&both, &[&through_link], "");
+    assert_eq!(via.code, 0, "{via:?}");
+    assert!(via.stdout.contains("SECOND-X-BODY"), "{via:?}");
+    // A skill folder under no root is refused, not read.
+    let outside = base.join("elsewhere/z").display().to_string();
+    let refused = read_with(&both, &[&outside], "");
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused.stdout.is_empty() && refused.stderr.contains(&outside),
+        "{refused:?}"
+    );
+    // A dangling link inside a skill is explained as one.
+    let dangling = base.join("r2/ops/y/dangling.md").display().to_string();
+    let out = read_with(&both, &[&dangling], "");
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("dangling.md") && !out.stderr.contains("not inside a skill folder"),
+        "{out:?}"
+    );
+    // From inside a root, where ids look like folders, a name stays a name:
+    // `ops/y` is the id of the second `y` (shadowed by `dev/y`).
+    write(
+        base,
+        "r2/dev/y/SKILL.md",
+        skill_md("y", "Other y. Use when y."),
+    );
+    let in_root = run_in(
+        &base.join("r2"),
+        &["read", "--root", ".", "ops/y", "--json"],
+    );
+    assert_eq!(in_root.code, 0, "{in_root:?}");
+    assert_eq!(in_root.json()["skill"], "ops/y", "{in_root:?}");
 }
 
 #[cfg(unix)]
