@@ -156,6 +156,15 @@ impl CatalogBuilder {
             .enumerate()
             .map(|(index, root)| scan::scan_root(index, root, &self.scan_options(None)))
             .collect();
+        Ok(self.assemble_scans(results, started))
+    }
+
+    /// The catalog of finished scans begun at `started`.
+    fn assemble_scans(
+        &self,
+        results: Vec<scan::ScanResult>,
+        started: std::time::Instant,
+    ) -> Catalog {
         let scanned = started.elapsed();
         let inputs = ScanInputs {
             skills: results.iter().flat_map(|r| &r.skills).collect(),
@@ -168,7 +177,7 @@ impl CatalogBuilder {
         catalog.stats.total = started.elapsed();
         // Dropping the scan results last leaves each skill with one owner.
         drop(results);
-        Ok(catalog)
+        catalog
     }
 
     /// A catalog of only the skill files at `files` (each written as the
@@ -198,18 +207,7 @@ impl CatalogBuilder {
             let options = self.scan_options(Some(scopes.into()));
             results.push(scan::scan_root(index, root, &options));
         }
-        let scanned = started.elapsed();
-        let inputs = ScanInputs {
-            skills: results.iter().flat_map(|r| &r.skills).collect(),
-            namespace_files: results.iter().flat_map(|r| &r.namespace_files).collect(),
-            findings: results.iter().flat_map(|r| &r.findings).collect(),
-            stale: None,
-        };
-        let mut catalog = self.assemble(inputs);
-        catalog.stats.scan = scanned;
-        catalog.stats.total = started.elapsed();
-        drop(results);
-        Ok(catalog)
+        Ok(self.assemble_scans(results, started))
     }
 
     /// The snapshot of scanned files: duplicates dropped, name clashes

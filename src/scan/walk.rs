@@ -507,11 +507,7 @@ mod sys {
             let mut listing = RawDir::new(&self.0, &mut buffer.0);
             while let Some(entry) = listing.next() {
                 let entry = entry?;
-                let name = entry.file_name().to_bytes();
-                if name != b"." && name != b".." {
-                    let kind = self.kind(OsStr::from_bytes(name), entry.file_type());
-                    out.push((OsStr::from_bytes(name).to_os_string(), kind));
-                }
+                self.push(entry.file_name(), entry.file_type(), out);
             }
             Ok(())
         }
@@ -525,13 +521,17 @@ mod sys {
             let mut listing = rustix::fs::Dir::read_from(&self.0)?;
             while let Some(entry) = listing.read() {
                 let entry = entry?;
-                let name = entry.file_name().to_bytes();
-                if name != b"." && name != b".." {
-                    let kind = self.kind(OsStr::from_bytes(name), entry.file_type());
-                    out.push((OsStr::from_bytes(name).to_os_string(), kind));
-                }
+                self.push(entry.file_name(), entry.file_type(), out);
             }
             Ok(())
+        }
+
+        /// Add a listed entry to `out`, unless it is `.` or `..`.
+        fn push(&self, name: &std::ffi::CStr, listed: FileType, out: &mut Vec<(OsString, Kind)>) {
+            let name = OsStr::from_bytes(name.to_bytes());
+            if name != "." && name != ".." {
+                out.push((name.to_os_string(), self.kind(name, listed)));
+            }
         }
 
         /// The kind of entry `name`, asking the system when the listing
