@@ -50,6 +50,6 @@ echo "==> read $skill --section '$section'" >&2
 hyperfine --warmup 3 --runs "$RUNS" -N \
     --export-markdown target/bench/read.md \
     "$SKILLDEX read pdf-extract --section steps --root skills" \
-    "$SKILLDEX read skills/docs/pdf-extract/SKILL.md --section steps --root skills" \
+    "$SKILLDEX read ./skills/docs/pdf-extract/SKILL.md --section steps --root skills" \
     "$SKILLDEX read $skill --section '$section' --root $CORPUS" \
-    "$SKILLDEX read $skill_file --section '$section' --root $CORPUS"
+    "$SKILLDEX read $(realpath "$skill_file") --section '$section' --root $CORPUS"

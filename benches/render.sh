@@ -188,8 +188,8 @@ for corpus in corpora:
         mem = f"{rss[label]:.1f}" if corpus == rss_corpus and label in rss else "-"
         print(f"  {label:<38} {r['mean'] * 1e3:>9.1f} {(r['stddev'] or 0) * 1e3:>7.1f} "
               f"{r['mean'] / rg_mean:>6.2f} {mem:>12}")
-    # The bars are on the 10k corpus (the largest one benched);
-    # smaller corpora are shown for reference.
+    # The bars are on the 10k corpus: RSS_CORPUS, the last one in
+    # CORPORA unless set; the others are shown for reference.
     if corpus != rss_corpus:
         continue
     for label, limit in ((RENDER, RENDER_MAX), (BUDGET, BUDGET_MAX)):

@@ -685,7 +685,6 @@ fn human_bytes(bytes: u64) -> String {
     }
 }
 
-#[allow(clippy::print_stderr)]
 /// How `read` takes a target that is a path on disk.
 enum PathRead {
     /// A skill folder, its `SKILL.md` or a file in it: a catalog of that
@@ -777,6 +776,7 @@ fn read_by_path(
     })
 }
 
+#[allow(clippy::print_stderr)]
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     use crate::query::ReadError;
     if let Some(code) = refuse_blank_name(&args.target, "read") {

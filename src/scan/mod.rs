@@ -1,8 +1,9 @@
 //! Discovery: walk the roots and hand back every skill file, parsed, plus
 //! the namespace description files and what went wrong on the way.
 //!
-//! The walk is `ignore`'s parallel walker: `.gitignore`/`.ignore` files of the
-//! tree are honoured (not the user's global excludes), hidden folders are
+//! The walk (`walk.rs`, parallel, folders opened relative to their parent)
+//! applies `.gitignore`/`.ignore` files of the tree with `ignore`'s matcher
+//! (not the user's global excludes), hidden folders are
 //! searched (skills live in `.claude/skills`, `.github/skills`, ...), `.git`,
 //! `node_modules` and `target` are skipped, and symlinks to folders and files
 //! are followed with loop detection. Each skill file is read and its header
@@ -729,11 +730,17 @@ fn read_skill_file(
     // fresh one each time cost page faults on every read.
     let mut bytes = HEAD.take();
     bytes.clear();
-    bytes.reserve(want);
-    (&mut file)
-        .take(want as u64)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
+    bytes.resize(want, 0);
+    let mut filled = 0;
+    while filled < want {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(read_error(error)),
+        }
+    }
+    bytes.truncate(filled);
     let result = parse_skill_head(path, folder_name, options, through_link, &bytes, &metadata);
     HEAD.set(bytes);
     result

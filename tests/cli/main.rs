@@ -7,6 +7,7 @@ mod config;
 mod disclosure;
 mod grep;
 mod live;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod properties;
 mod render;
