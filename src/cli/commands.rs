@@ -716,9 +716,9 @@ fn read_by_path(
         return Ok(PathRead::NotAPath);
     }
     if std::fs::symlink_metadata(given).is_err() {
-        if !given.is_absolute() {
-            // `./x` or `../x` that is not there: the name's own answer (a
-            // did-you-mean, or why `..` is refused) says more.
+        if trimmed.starts_with("../") {
+            // `../x` that is not there: the name's answer says why `..` is
+            // refused in a name, with a did-you-mean.
             return Ok(PathRead::NotAPath);
         }
         return Ok(PathRead::Refused(

@@ -770,6 +770,17 @@ fn a_path_the_directory_prints_reads_like_the_name() {
             "{target}: {out:?}"
         );
     }
+    let missing = run_in(
+        temp.path(),
+        &["read", "--root", "root", "./root/tools/nope"],
+    );
+    assert_eq!(missing.code, 1, "{missing:?}");
+    assert!(
+        missing
+            .stderr
+            .contains("no file or folder at ./root/tools/nope"),
+        "{missing:?}"
+    );
     // An ignored skill is not read by path either, and a disabled one says how to enable it.
     write(&root, ".gitignore", "other/\n");
     let ignored = read(&temp, &[root.join("other/helper").to_str().unwrap()]);
