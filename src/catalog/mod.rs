@@ -701,6 +701,13 @@ impl Catalog {
         &self.roots
     }
 
+    /// The root `skill` was found in.
+    pub fn root_of<'a>(&'a self, skill: &'a Skill) -> &'a Path {
+        self.roots
+            .get(skill.root)
+            .map_or_else(|| skill.dir(), PathBuf::as_path)
+    }
+
     pub fn profile(&self) -> Profile {
         self.profile
     }

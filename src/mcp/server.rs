@@ -648,7 +648,8 @@ impl ServerHandler for SkilldexServer {
             return Err(not_found(format!("no resource at {uri}{hint}")));
         };
         let skill = &view.catalog.skills()[index];
-        let contents = skills::read_file(skill, &relative, uri).map_err(not_found)?;
+        let contents = skills::read_file(view.catalog.root_of(skill), skill, &relative, uri)
+            .map_err(not_found)?;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
@@ -669,7 +670,7 @@ impl ServerHandler for SkilldexServer {
         let mut served = Vec::with_capacity(end.saturating_sub(offset));
         for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
             let skill = &view.catalog.skills()[*index];
-            match skills::entry(skill) {
+            match skills::entry(view.catalog.root_of(skill), skill) {
                 Ok(entry) => served.push(entry),
                 Err(reason) => {
                     let message = format!(
@@ -706,7 +707,7 @@ impl ServerHandler for SkilldexServer {
         let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
         let index = view.index.by_root(root).ok_or_else(unknown)?;
         let skill = &view.catalog.skills()[index];
-        let entry = skills::entry(skill).map_err(|reason| {
+        let entry = skills::entry(view.catalog.root_of(skill), skill).map_err(|reason| {
             McpError::invalid_params(format!("{uri} is not served: {reason}"), None)
         })?;
         Ok(GetSkillResult::new(entry))
@@ -724,7 +725,8 @@ impl ServerHandler for SkilldexServer {
             return Err(not_directory(format!("{uri} is not a directory resource")));
         };
         let skill = &view.catalog.skills()[index];
-        let children = skills::read_directory(skill, &relative, uri).map_err(not_directory)?;
+        let children = skills::read_directory(view.catalog.root_of(skill), skill, &relative, uri)
+            .map_err(not_directory)?;
         Ok(ListResourcesResult::with_all_items(children))
     }
 

@@ -16,12 +16,13 @@
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
+use crate::scan::{FolderRules, RulesCache};
 use rmcp::model::{
     sha256_digest, Resource, ResourceContents, Skill as WireSkill, SkillFrontmatter, SkillResource,
     SkillResources, DIRECTORY_MIME_TYPE,
 };
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The extension's limits on one skill.
 pub const MAX_FILES: usize = 512;
@@ -259,24 +260,36 @@ pub fn mime_type(path: &str) -> &'static str {
 
 /// Every file of a skill folder (nested skills' files included), as
 /// (path inside the folder, absolute path), sorted; `Err` when a limit cuts.
-fn manifest_files(skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
+fn manifest_files(root: &Path, skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
     let dir = skill.dir();
     let real_dir = dir
         .canonicalize()
         .map_err(|e| format!("its folder cannot be read ({e})"))?;
     let mut files = Vec::new();
     let mut total = 0u64;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .map_err(|e| format!("{} cannot be read ({e})", folder.display()))?;
-        for entry in entries.flatten() {
+    // Files the tree's ignore rules leave out of the catalog are not served.
+    let above = match dir.parent() {
+        Some(parent) if dir != root => RulesCache::default().rules_in(root, parent),
+        _ => FolderRules::default(),
+    };
+    let mut stack = vec![(dir.to_path_buf(), above)];
+    while let Some((folder, above)) = stack.pop() {
+        let entries: Vec<_> = std::fs::read_dir(&folder)
+            .map_err(|e| format!("{} cannot be read ({e})", folder.display()))?
+            .flatten()
+            .collect();
+        let has = |name: &str| entries.iter().any(|e| e.file_name() == name);
+        let rules = above.enter(&folder, has(".ignore"), has(".gitignore"));
+        for entry in entries {
             let path = entry.path();
             let name = entry.file_name();
             let Ok(metadata) = std::fs::metadata(&path) else {
                 continue; // Dangling link: nothing to serve.
             };
             let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if rules.ignores(&path, metadata.is_dir() && !is_link) {
+                continue;
+            }
             if is_link {
                 // Served only when it stays inside the skill.
                 match path.canonicalize() {
@@ -289,7 +302,7 @@ fn manifest_files(skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> 
                     .iter()
                     .any(|s| name == std::ffi::OsStr::new(s));
                 if !skipped && !is_link {
-                    stack.push(path);
+                    stack.push((path, rules.clone()));
                 }
             } else if metadata.is_file() {
                 let relative = crate::query::files::relative_name(dir, &path);
@@ -314,9 +327,9 @@ fn manifest_files(skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> 
 
 /// The wire entry of one skill: front matter as JSON, and the manifest of
 /// every file with digest and size. `Err` says why it is not served.
-pub fn entry(skill: &Skill) -> Result<WireSkill, String> {
+pub fn entry(root: &Path, skill: &Skill) -> Result<WireSkill, String> {
     let uri = skill_uri(skill);
-    let root = root_uri(skill);
+    let base = root_uri(skill);
     let bytes = std::fs::read(&skill.path).map_err(|e| format!("SKILL.md cannot be read ({e})"))?;
     let text =
         std::str::from_utf8(&bytes).map_err(|_| "SKILL.md is not valid UTF-8".to_string())?;
@@ -336,7 +349,7 @@ pub fn entry(skill: &Skill) -> Result<WireSkill, String> {
     };
     let mut wire_frontmatter = SkillFrontmatter::new(name, description);
     wire_frontmatter.extra = frontmatter;
-    let files = manifest_files(skill)?;
+    let files = manifest_files(root, skill)?;
     let skill_file_name = skill
         .path
         .file_name()
@@ -347,7 +360,7 @@ pub fn entry(skill: &Skill) -> Result<WireSkill, String> {
     }
     let mut resources = Vec::with_capacity(files.len());
     for (relative, path, _) in &files {
-        let file_uri = format!("{root}/{}", encode_path(relative));
+        let file_uri = format!("{base}/{}", encode_path(relative));
         let content = if *path == skill.path {
             bytes.clone()
         } else {
@@ -369,13 +382,18 @@ pub fn entry(skill: &Skill) -> Result<WireSkill, String> {
 
 /// The bytes of the file `relative` of `skill`, as one resource content
 /// item: text when it is UTF-8 without NUL bytes, else base64.
-pub fn read_file(skill: &Skill, relative: &str, uri: &str) -> Result<ResourceContents, String> {
+pub fn read_file(
+    root: &Path,
+    skill: &Skill,
+    relative: &str,
+    uri: &str,
+) -> Result<ResourceContents, String> {
     let path = if relative.is_empty() {
         return Err(format!("{uri} is a directory; read {uri}/SKILL.md"));
     } else if relative == "SKILL.md" {
         skill.path.clone()
     } else {
-        crate::query::read::resolve_file(skill, relative).map_err(|e| e.to_string())?
+        crate::query::read::resolve_file(root, skill, relative).map_err(|e| e.to_string())?
     };
     let bytes = std::fs::read(&path).map_err(|e| format!("{uri} cannot be read ({e})"))?;
     if bytes.len() as u64 > MAX_BYTES {
@@ -417,7 +435,12 @@ pub fn read_file(skill: &Skill, relative: &str, uri: &str) -> Result<ResourceCon
 }
 
 /// The direct children of the folder `relative` of `skill`.
-pub fn read_directory(skill: &Skill, relative: &str, uri: &str) -> Result<Vec<Resource>, String> {
+pub fn read_directory(
+    root: &Path,
+    skill: &Skill,
+    relative: &str,
+    uri: &str,
+) -> Result<Vec<Resource>, String> {
     let dir = skill.dir();
     let folder: PathBuf = if relative.is_empty() {
         dir.to_path_buf()
@@ -434,12 +457,18 @@ pub fn read_directory(skill: &Skill, relative: &str, uri: &str) -> Result<Vec<Re
     let mut children: Vec<(String, bool, u64)> = Vec::new();
     let entries =
         std::fs::read_dir(&folder).map_err(|_| format!("{uri} is not a directory resource"))?;
+    // What the tree's ignore rules leave out of the catalog is not listed.
+    let rules = RulesCache::default().rules_in(root, &folder);
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
         let Ok(metadata) = std::fs::metadata(&path) else {
             continue;
         };
+        let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        if rules.ignores(&path, metadata.is_dir() && !is_link) {
+            continue;
+        }
         if entry.file_type().is_ok_and(|t| t.is_symlink()) {
             let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
             if !path.canonicalize().is_ok_and(|r| r.starts_with(&real_dir)) {
@@ -525,7 +554,8 @@ mod tests {
         assert_eq!(index.left_out.len(), 1, "{:?}", index.left_out);
         assert!(index.left_out[0].contains("`Upper`"));
         let ok = catalog.get("ok-skill").unwrap();
-        let entry = entry(ok).unwrap();
+        let root = catalog.roots()[0].as_path();
+        let entry = entry(root, ok).unwrap();
         assert_eq!(entry.uri, "skill://ns/ok-skill/SKILL.md");
         assert_eq!(entry.frontmatter.extra["license"], "MIT");
         let SkillResources::Files(files) = &entry.resources else {
@@ -549,11 +579,53 @@ mod tests {
         let (owner, _) = index.locate("skill://ns/ok-skill/inner/SKILL.md").unwrap();
         assert_eq!(catalog.skills()[owner].id, "inner");
         let huge = catalog.get("huge").unwrap();
-        assert!(entry_error(huge).contains("16 MiB"));
-        assert!(read_file(ok, "../huge/SKILL.md", "skill://x").is_err());
+        assert!(entry_error(root, huge).contains("16 MiB"));
+        assert!(read_file(root, ok, "../huge/SKILL.md", "skill://x").is_err());
     }
 
-    fn entry_error(skill: &Skill) -> String {
-        entry(skill).unwrap_err()
+    /// What the tree's ignore rules leave out of the catalog is neither in
+    /// a manifest, nor in a folder listing, nor readable.
+    #[test]
+    fn ignored_files_are_not_served() {
+        let skill_md: &[u8] = b"---\nname: kept\ndescription: Fine. Use when testing.\n---\n";
+        let (_temp, catalog) = catalog_of(&[
+            (".gitignore", b"*.env\n/ns/kept/build/\n"),
+            ("ns/kept/SKILL.md", skill_md),
+            ("ns/kept/.ignore", b"!keep.env\n"),
+            ("ns/kept/keep.env", b"A=1\n"),
+            ("ns/kept/secret.env", b"B=2\n"),
+            ("ns/kept/build/out.md", b"# Out\n"),
+            ("ns/kept/refs/a.md", b"# A\n"),
+        ]);
+        let root = catalog.roots()[0].as_path();
+        let kept = catalog.get("kept").unwrap();
+        let entry = entry(root, kept).unwrap();
+        let SkillResources::Files(files) = &entry.resources else {
+            panic!("a manifest")
+        };
+        let uris: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://ns/kept/.ignore",
+                "skill://ns/kept/SKILL.md",
+                "skill://ns/kept/keep.env",
+                "skill://ns/kept/refs/a.md"
+            ]
+        );
+        let listed: Vec<String> = read_directory(root, kept, "", "skill://ns/kept")
+            .unwrap()
+            .into_iter()
+            .map(|r| r.name.clone())
+            .collect();
+        assert_eq!(listed, [".ignore", "SKILL.md", "keep.env", "refs"]);
+        let refused = read_file(root, kept, "secret.env", "skill://ns/kept/secret.env");
+        assert!(refused.unwrap_err().contains(".gitignore"));
+        assert!(read_file(root, kept, "build/out.md", "skill://x").is_err());
+        assert!(read_file(root, kept, "keep.env", "skill://x").is_ok());
+    }
+
+    fn entry_error(root: &Path, skill: &Skill) -> String {
+        entry(root, skill).unwrap_err()
     }
 }

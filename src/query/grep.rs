@@ -117,7 +117,7 @@ const BATCH: usize = 512;
 pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, GrepError> {
     let matcher = matcher(request)?;
     let skills = selected_skills(catalog, request)?;
-    let files = files_in_order(&skills);
+    let files = files_in_order(catalog, &skills);
     let mut result = GrepResult::default();
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -487,8 +487,9 @@ fn selected_skills<'a>(
 /// (skill id, file, path inside the skill) for every file of `skills`, in
 /// answer order: skills in catalog order, `SKILL.md` first, then by path.
 /// Used when the catalog was built without its file list.
-fn files_in_order<'a>(skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
-    use super::files::{list_skill_folder, EntryKind};
+fn files_in_order<'a>(catalog: &Catalog, skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
+    use super::files::{list_skill_folder_with, EntryKind};
+    let mut rules = crate::scan::RulesCache::default();
     let mut out = Vec::new();
     for skill in skills {
         out.push((
@@ -497,7 +498,7 @@ fn files_in_order<'a>(skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
             file_name(&skill.path),
         ));
         out.extend(
-            list_skill_folder(skill)
+            list_skill_folder_with(&mut rules, catalog.root_of(skill), skill)
                 .entries
                 .into_iter()
                 .filter(|e| e.kind == EntryKind::File)

@@ -12,7 +12,7 @@ use crate::model::Skill;
 use crate::parse::{self, markdown};
 use crate::tokens;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What every "is disabled" message says to do.
 pub const HOW_TO_ENABLE: &str = "remove it from the `disabled` list of skilldex.yaml (or list it under `enabled`), or unset it in SKILLDEX_DISABLED; through MCP an agent can ask the user with the `request_skill_enable` tool";
@@ -202,6 +202,12 @@ pub enum ReadError {
         skill: String,
         path: String,
         files: Vec<String>,
+    },
+    #[error("`{path}` is not part of skill `{skill}`: {why} — skilldex does not list, search or read it")]
+    LeftOut {
+        skill: String,
+        path: String,
+        why: String,
     },
     #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
     NotAFile { skill: String, path: String },
@@ -626,10 +632,11 @@ fn unknown(catalog: &Catalog, target: &str, parts: &[&str], whole_is_name: bool)
     }
 }
 
-/// Every file of a skill folder, relative, sorted (see `files`).
-pub fn skill_files(skill: &Skill) -> Vec<ListedFile> {
+/// Every file of a skill folder, relative, sorted (see `files`); `root` is
+/// the root the skill was found in (`Catalog::root_of`).
+pub fn skill_files(root: &Path, skill: &Skill) -> Vec<ListedFile> {
     use super::files::{list_skill_folder, EntryKind};
-    list_skill_folder(skill)
+    list_skill_folder(root, skill)
         .entries
         .into_iter()
         .map(|entry| ListedFile {
@@ -643,8 +650,9 @@ pub fn skill_files(skill: &Skill) -> Vec<ListedFile> {
         .collect()
 }
 
-/// Resolve `relative` inside the skill folder, on paper and on disk.
-pub fn resolve_file(skill: &Skill, relative: &str) -> Result<PathBuf, ReadError> {
+/// Resolve `relative` inside the skill folder, on paper and on disk; `root`
+/// is the root the skill was found in (`Catalog::root_of`).
+pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBuf, ReadError> {
     let escapes = |reason: &str| ReadError::Escapes {
         skill: skill.id.clone(),
         path: relative.to_string(),
@@ -661,7 +669,10 @@ pub fn resolve_file(skill: &Skill, relative: &str) -> Result<PathBuf, ReadError>
             return Err(ReadError::NotFound {
                 skill: skill.id.clone(),
                 path: relative.to_string(),
-                files: skill_files(skill).into_iter().map(|f| f.path).collect(),
+                files: skill_files(root, skill)
+                    .into_iter()
+                    .map(|f| f.path)
+                    .collect(),
             })
         }
     };
@@ -687,12 +698,21 @@ pub fn resolve_file(skill: &Skill, relative: &str) -> Result<PathBuf, ReadError>
             real.display()
         )));
     }
+    // Only what a scan sees is part of the skill (as `show` lists it and
+    // `grep` searches it).
+    if let Some(why) = super::files::left_out(root, skill, &candidate) {
+        return Err(ReadError::LeftOut {
+            skill: skill.id.clone(),
+            path: relative.to_string(),
+            why,
+        });
+    }
     let target = std::fs::metadata(&real).map_err(|source| ReadError::Io {
         path: real.clone(),
         source,
     })?;
     if target.is_dir() {
-        let files = skill_files(skill)
+        let files = skill_files(root, skill)
             .into_iter()
             .map(|f| f.path)
             .filter(|p| p.starts_with(&format!("{}/", relative.trim_end_matches('/'))))
@@ -737,7 +757,10 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
                     .unwrap_or_default(),
             )
         } else {
-            (resolve_file(skill, &relative)?, relative)
+            (
+                resolve_file(catalog.root_of(skill), skill, &relative)?,
+                relative,
+            )
         };
     let io = |source| ReadError::Io {
         path: file.clone(),
@@ -931,7 +954,7 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
         truncated,
         next,
         note,
-        files: skill_files(skill),
+        files: skill_files(catalog.root_of(skill), skill),
         links,
     })
 }

@@ -88,7 +88,7 @@ pub fn skill_detail<'a>(
                 == crate::rules::LinkState::Resolves,
         })
         .collect();
-    let (sub_files, truncated) = sub_files(skill);
+    let (sub_files, truncated) = sub_files(catalog.root_of(skill), skill);
     let diagnostics = catalog
         .diagnostics()
         .iter()
@@ -111,9 +111,9 @@ pub fn skill_detail<'a>(
     })
 }
 
-fn sub_files(skill: &Skill) -> (Vec<SubFile>, bool) {
+fn sub_files(root: &Path, skill: &Skill) -> (Vec<SubFile>, bool) {
     use super::files::{list_skill_folder, EntryKind};
-    let listing = list_skill_folder(skill);
+    let listing = list_skill_folder(root, skill);
     let files = listing
         .entries
         .into_iter()

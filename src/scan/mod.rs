@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod walk;
+pub(crate) use walk::{FolderRules, RulesCache};
 
 /// Folder names never searched.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target"];

@@ -124,6 +124,61 @@ fn ignored(rules: Option<&Arc<Rules>>, path: &Path, is_dir: bool) -> bool {
     }
 }
 
+/// The `.ignore`/`.gitignore` rules in force for the entries of one folder,
+/// for listings made outside a walk (a skill's files for `show`, `read` and
+/// `grep`), so they leave out exactly what a scan leaves out.
+#[derive(Clone, Default)]
+pub(crate) struct FolderRules(Option<Arc<Rules>>);
+
+impl FolderRules {
+    /// The rules for the entries of `dir`, a child of the folder these
+    /// rules are for: these, plus those of `dir`'s own ignore files (which
+    /// the caller says it has, from a listing). A bad pattern is reported
+    /// by the scan; here it is left out.
+    pub(crate) fn enter(&self, dir: &Path, has_ignore: bool, has_git: bool) -> FolderRules {
+        let mut quiet = |_| {};
+        let ignore = load_rules(dir, ".ignore", has_ignore, &mut quiet);
+        let git = load_rules(dir, ".gitignore", has_git, &mut quiet);
+        if ignore.is_none() && git.is_none() {
+            return self.clone();
+        }
+        FolderRules(Some(Arc::new(Rules {
+            ignore,
+            git,
+            parent: self.0.clone(),
+        })))
+    }
+
+    /// True when `path`, an entry of the folder, is ignored.
+    pub(crate) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+        ignored(self.0.as_ref(), path, is_dir)
+    }
+}
+
+/// The rules in force inside folders of a root, read once per folder.
+#[derive(Default)]
+pub(crate) struct RulesCache {
+    folders: std::collections::HashMap<PathBuf, FolderRules>,
+}
+
+impl RulesCache {
+    /// The rules for the entries of `dir`, a folder at or below `root`:
+    /// those of every ignore file from `root` down to `dir`, as a walk from
+    /// `root` applies them.
+    pub(crate) fn rules_in(&mut self, root: &Path, dir: &Path) -> FolderRules {
+        if let Some(rules) = self.folders.get(dir) {
+            return rules.clone();
+        }
+        let above = match dir.parent() {
+            Some(parent) if dir != root && dir.starts_with(root) => self.rules_in(root, parent),
+            _ => FolderRules::default(),
+        };
+        let rules = above.enter(dir, true, true);
+        self.folders.insert(dir.to_path_buf(), rules.clone());
+        rules
+    }
+}
+
 /// Read the ignore file `name` of folder `dir`, when it has one.
 fn load_rules(
     dir: &Path,

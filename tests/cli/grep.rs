@@ -256,3 +256,87 @@ fn a_bad_pattern_is_reported_against_the_pattern_as_written() {
         .expect("the pattern is quoted");
     assert_eq!(lines[at + 1].find('^'), lines[at].find('('), "{out:?}");
 }
+
+/// A skill whose folder holds files the tree's ignore rules leave out: by
+/// the root's `.gitignore` (a pattern and a path anchored at the root), and
+/// by the skill's own `.ignore`, which also takes one file back.
+fn ignoring_catalog() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(&root, ".gitignore", "*.env\n/team/alpha/build/\n");
+    write(
+        &root,
+        "team/alpha/SKILL.md",
+        "---\nname: alpha\ndescription: Has ignored files. Use when testing grep.\n---\nneedle in the skill\n",
+    );
+    write(&root, "team/alpha/.ignore", "!keep.env\ndrafts/\n");
+    write(&root, "team/alpha/keep.env", "needle kept\n");
+    write(&root, "team/alpha/notes.md", "needle noted\n");
+    write(&root, "team/alpha/secret.env", "needle secret\n");
+    write(&root, "team/alpha/build/out.md", "needle built\n");
+    write(&root, "team/alpha/drafts/x.md", "needle drafted\n");
+    write(&root, "team/alpha/node_modules/m/a.md", "needle module\n");
+    temp
+}
+
+#[test]
+fn listing_grep_and_read_leave_out_what_the_ignore_rules_leave_out() {
+    let temp = ignoring_catalog();
+    let root = temp.path().join("root");
+    let root_arg = root.to_str().unwrap();
+    // The CLI (searching inside the scan) and the library (MCP's grep,
+    // searching the catalog's listing) find the same files.
+    let out = grep_in(&temp, &["-l", "needle"]);
+    assert_eq!(
+        out.stdout, "alpha/SKILL.md\nalpha/keep.env\nalpha/notes.md\n",
+        "{out:?}"
+    );
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    let request = skilldex::query::GrepRequest {
+        pattern: "needle".into(),
+        ..Default::default()
+    };
+    let library = skilldex::query::grep(&catalog, &request).unwrap();
+    let paths: Vec<&str> = library.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["SKILL.md", "keep.env", "notes.md"], "{library:?}");
+    // `show` and `read` list the same files.
+    let show = run(&["show", "alpha", "--json", "--root", root_arg]);
+    let show: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+    let listed: Vec<&str> = show["sub_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [".ignore", "keep.env", "notes.md"], "{show}");
+    let read = run(&["read", "alpha", "--json", "--root", root_arg]);
+    assert_eq!(read.code, 0, "{read:?}");
+    let read: serde_json::Value = serde_json::from_str(&read.stdout).unwrap();
+    let files: Vec<&str> = read["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, listed, "{read}");
+    // A file left out is refused by name, saying why; one taken back reads.
+    for (path, why) in [
+        ("secret.env", ".gitignore/.ignore"),
+        ("build/out.md", ".gitignore/.ignore"),
+        ("drafts/x.md", ".gitignore/.ignore"),
+        ("node_modules/m/a.md", "never reads"),
+    ] {
+        let out = run(&["read", &format!("alpha/{path}"), "--root", root_arg]);
+        assert_eq!(out.code, 2, "{path}: {out:?}");
+        assert!(out.stdout.is_empty(), "{path}: {out:?}");
+        assert!(
+            out.stderr
+                .contains(&format!("`{path}` is not part of skill `alpha`"))
+                && out.stderr.contains(why),
+            "{path}: {out:?}"
+        );
+    }
+    let kept = run(&["read", "alpha/keep.env", "--root", root_arg]);
+    assert_eq!(kept.code, 0, "{kept:?}");
+    assert!(kept.stdout.contains("needle kept"), "{kept:?}");
+}
