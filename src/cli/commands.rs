@@ -795,6 +795,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         }
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
     };
+    let by_path = path.is_some();
     let request = query::ReadRequest {
         target,
         path,
@@ -912,19 +913,28 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
     }
     if let Some(next) = &result.next {
+        // Read by path, the next part is read by the same file's path: the
+        // skill's id in a one-skill catalog may name another skill.
+        let target = if by_path {
+            path_of(&result.folder.join(&result.path))
+        } else if result.path == "SKILL.md" {
+            result.skill.clone()
+        } else {
+            format!("{}/{}", result.skill, result.path)
+        };
+        let mut command = format!("skilldex read {} --lines {next}", shell_word(&target));
+        if args.max_tokens != crate::query::read::DEFAULT_MAX_TOKENS {
+            command.push_str(&format!(" --max-tokens {}", args.max_tokens));
+        }
+        command.push_str(&global_flags(&cli.global));
         writeln!(
             out,
-            "\n[cut at about {} tokens; continue with `skilldex read {} --lines {next}`]",
+            "\n[cut at about {} tokens; continue with `{command}`]",
             thousands(if args.max_tokens == 0 {
                 crate::query::read::DEFAULT_MAX_TOKENS
             } else {
                 args.max_tokens
             }),
-            if result.path == "SKILL.md" {
-                result.skill.clone()
-            } else {
-                format!("{}/{}", result.skill, result.path)
-            }
         )?;
     }
     out.flush()?;
@@ -934,6 +944,56 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `path` as `read` takes a path: absolute, or starting with `./` or `../`.
+fn path_of(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy().into_owned();
+    if path.is_absolute() || text.starts_with("./") || text.starts_with("../") {
+        text
+    } else {
+        format!("./{text}")
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,~".contains(c))
+        && !word.starts_with('~');
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The global flags that chose the catalog, as given (` --root R` …), so a
+/// command printed for the user finds the same skills.
+fn global_flags(global: &super::GlobalArgs) -> String {
+    let mut flags = String::new();
+    if let Some(config) = &global.config {
+        flags.push_str(&format!(
+            " --config {}",
+            shell_word(&config.to_string_lossy())
+        ));
+    }
+    for root in &global.roots {
+        flags.push_str(&format!(" --root {}", shell_word(&root.to_string_lossy())));
+    }
+    for (flag, value) in [
+        ("--max-depth", global.max_depth.map(|v| v as u64)),
+        ("--max-entries", global.max_entries.map(|v| v as u64)),
+        ("--max-file-bytes", global.max_file_bytes),
+    ] {
+        if let Some(value) = value {
+            flags.push_str(&format!(" {flag} {value}"));
+        }
+    }
+    flags
 }
 
 #[allow(clippy::print_stderr)]

@@ -209,6 +209,12 @@ pub enum ReadError {
         path: String,
         why: String,
     },
+    #[error("`{path}` in skill `{skill}` is the folder of a nested skill whose file {} did not load — `skilldex lint` says why", .file.display())]
+    NotLoaded {
+        skill: String,
+        path: String,
+        file: PathBuf,
+    },
     #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
     NotAFile { skill: String, path: String },
     #[error(
@@ -732,6 +738,51 @@ pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBu
     Ok(real)
 }
 
+/// When `relative` (inside `skill`'s folder) lies in a folder below that
+/// holds a skill file, the skill of the deepest such folder and the path
+/// inside it: every file belongs to its nearest skill, as `grep` answers
+/// it. A disabled skill, or a skill file that did not load, refuses.
+fn nested_owner<'a>(
+    catalog: &'a Catalog,
+    skill: &Skill,
+    relative: &str,
+) -> Result<Option<(&'a Skill, String)>, ReadError> {
+    let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.iter().any(|p| *p == "." || *p == "..") {
+        return Ok(None); // Refused by `resolve_file`.
+    }
+    let mut folder = skill.dir().to_path_buf();
+    let mut owner = None;
+    for (i, part) in parts.iter().enumerate() {
+        folder.push(part);
+        if let Some(file) = crate::scan::SKILL_FILE_NAMES
+            .iter()
+            .map(|n| folder.join(n))
+            .find(|f| f.is_file())
+        {
+            owner = Some((file, i + 1));
+        }
+    }
+    let Some((file, used)) = owner else {
+        return Ok(None);
+    };
+    let rest = parts[used..].join("/");
+    let same = |s: &&std::sync::Arc<Skill>| s.dir() == file.parent().unwrap_or(&file);
+    if let Some(nested) = catalog.skills().iter().find(same) {
+        return Ok(Some((nested, rest)));
+    }
+    if let Some(disabled) = catalog.disabled_skills().iter().find(same) {
+        return Err(ReadError::Disabled {
+            name: disabled.id.clone(),
+        });
+    }
+    Err(ReadError::NotLoaded {
+        path: parts[..used].join("/"),
+        skill: skill.id.clone(),
+        file,
+    })
+}
+
 /// Read what `request` asks for.
 pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, ReadError> {
     let (skill, relative) = match &request.path {
@@ -745,6 +796,12 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
             };
             (skill, relative)
         }
+    };
+    // A file of a skill nested in this one is that skill's: read there,
+    // and refused when that skill is disabled.
+    let (skill, relative) = match nested_owner(catalog, skill, &relative)? {
+        Some((nested, rest)) => (nested, rest),
+        None => (skill, relative),
     };
     let (file, relative) =
         if relative.is_empty() || relative == "SKILL.md" && skill.path.ends_with("SKILL.md") {

@@ -388,7 +388,8 @@ fn large_reads_are_cut_with_a_continuation() {
     let text = read(&temp, &["long", "--max-tokens", "200"]);
     assert!(
         text.stdout.contains(&format!(
-            "continue with `skilldex read long --lines {next}`"
+            "continue with `skilldex read long --lines {next} --max-tokens 200 --root {}`",
+            temp.path().join("root").display()
         )),
         "{text:?}"
     );
@@ -461,8 +462,9 @@ fn a_cut_section_continues_inside_the_section() {
     );
     assert!(
         text.stdout.contains(&format!(
-            "continue with `skilldex read procedure --lines {}:{section_end}`",
-            end + 1
+            "continue with `skilldex read procedure --lines {}:{section_end} --max-tokens 30 --root {}`",
+            end + 1,
+            temp.path().join("root").display()
         )),
         "{text:?}"
     );
@@ -1150,4 +1152,127 @@ fn a_heading_repeated_thousands_of_times_lists_a_few_candidates() {
         "{}",
         out.stderr.lines().count()
     );
+}
+
+/// The hint that ends a cut read, run as printed by a shell, reads the next
+/// part of the same file: by path when the read was by path (a shadowed
+/// skill's plain name is another skill's), quoted when the path has spaces.
+#[test]
+fn a_continuation_hint_run_by_a_shell_reads_on_in_the_same_file() {
+    let temp = tempfile::tempdir().unwrap();
+    let lines = |tag: &str| {
+        (1..=400)
+            .map(|i| format!("{tag} line {i} with a few words in it\n"))
+            .collect::<String>()
+    };
+    write(
+        temp.path(),
+        "first/dup/SKILL.md",
+        format!(
+            "---\nname: dup\ndescription: First. Use when testing.\n---\n{}",
+            lines("first")
+        ),
+    );
+    write(
+        temp.path(),
+        "second/ns/dup/SKILL.md",
+        format!(
+            "---\nname: dup\ndescription: Second. Use when testing.\n---\n{}",
+            lines("second")
+        ),
+    );
+    write(temp.path(), "second/ns/dup/my refs/a b.md", lines("spaced"));
+    let shell = |command: &str| {
+        let bin = env!("CARGO_BIN_EXE_skilldex");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command.replacen("skilldex", bin, 1))
+            .current_dir(temp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let hint = |stdout: &str| {
+        let at = stdout.rfind("continue with `").expect("a hint") + "continue with `".len();
+        stdout[at..].split('`').next().unwrap().to_string()
+    };
+    for (first, tag) in [
+        ("skilldex read ./second/ns/dup --max-tokens 300 --root first --root second", "second"),
+        ("skilldex read 'ns/dup/my refs/a b.md' --max-tokens 300 --root first --root second", "spaced"),
+        ("skilldex read './second/ns/dup/my refs/a b.md' --max-tokens 300 --root first --root second", "spaced"),
+    ] {
+        let out = shell(first);
+        let command = hint(&out);
+        let next = shell(&command);
+        assert!(next.contains(&format!("{tag} line ")), "{command}: {next}");
+        assert!(!next.contains("first line "), "{command}: {next}");
+    }
+}
+
+/// A file of a nested skill, named through the skill it is nested in, is
+/// the nested skill's: read as it, refused when it is disabled.
+#[test]
+fn a_nested_skill_read_through_its_parent_is_itself() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "outer/SKILL.md",
+        skill_md("outer", "Outer. Use when testing."),
+    );
+    write(
+        &root,
+        "outer/inner/SKILL.md",
+        "---\nname: inner\ndescription: Inner. Use when testing.\n---\nthe inner body\n",
+    );
+    write(&root, "outer/inner/refs/a.md", "inner reference\n");
+    let root_arg = root.to_str().unwrap();
+    for target in ["outer/inner", "outer/inner/SKILL.md"] {
+        let out = run(&["read", target, "--json", "--root", root_arg]);
+        assert_eq!(out.code, 0, "{target}: {out:?}");
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(json["skill"], "inner", "{target}: {json}");
+        assert!(json["content"].as_str().unwrap().contains("the inner body"));
+    }
+    let sub = run(&[
+        "read",
+        "outer/inner/refs/a.md",
+        "--json",
+        "--root",
+        root_arg,
+    ]);
+    let sub: serde_json::Value = serde_json::from_str(&sub.stdout).unwrap();
+    assert_eq!(
+        (sub["skill"].as_str(), sub["path"].as_str()),
+        (Some("inner"), Some("refs/a.md"))
+    );
+    for target in [
+        "outer/inner/SKILL.md",
+        "outer/inner/refs/a.md",
+        "outer/inner",
+    ] {
+        let out = skilldex()
+            .args(["read", target, "--root", root_arg])
+            .env("SKILLDEX_DISABLED", "inner")
+            .output()
+            .unwrap();
+        let out = finish(out);
+        assert_eq!(out.code, 1, "{target}: {out:?}");
+        assert!(out.stdout.is_empty(), "{target}: {out:?}");
+        assert!(
+            out.stderr.contains("skill `inner` is disabled"),
+            "{target}: {out:?}"
+        );
+    }
+    // A nested skill file that does not load keeps its folder out of reach.
+    write(
+        &root,
+        "outer/broken/SKILL.md",
+        "---\nname: broken\n---\nno description\n",
+    );
+    write(&root, "outer/broken/notes.md", "broken notes\n");
+    let out = run(&["read", "outer/broken/notes.md", "--root", root_arg]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("did not load"), "{out:?}");
 }
