@@ -724,7 +724,13 @@ fn read_skill_file(
             "this is not a regular file and was not read — replace it with a Markdown file",
         ));
     }
-    let want = (metadata.len() as usize).min(HEAD_BYTES);
+    // Checking bodies (`lint`) needs the whole file, up to the size limit.
+    let limit = if options.check_bodies && metadata.len() <= options.limits.max_file_bytes {
+        usize::MAX
+    } else {
+        HEAD_BYTES
+    };
+    let want = (metadata.len() as usize).min(limit);
     // Read exactly the size reported (no extra probe for end-of-file: one
     // read call for a typical skill). A file that shrank meanwhile ends early.
     // The bytes go into the thread's buffer, reused from file to file: a
@@ -763,7 +769,7 @@ fn parse_skill_head(
 ) -> Result<ReadSkill, Finding> {
     let max_file_bytes = options.limits.max_file_bytes;
     let size = metadata.len();
-    let partial = size as usize > HEAD_BYTES;
+    let partial = (bytes.len() as u64) < size;
     let mut bytes = bytes;
     if partial {
         // Cut at the last complete line so a multi-byte character split by

@@ -1067,3 +1067,36 @@ fn front_matter_closing_past_the_head_is_too_large_not_unclosed() {
         "{diags:#?}"
     );
 }
+
+/// A skill file past the size a scan reads for its header (72 KiB) but
+/// under the file limit is checked whole by `lint`: its links, its UTF-8
+/// and its length, as a small one is.
+#[test]
+fn lint_checks_the_whole_body_of_a_large_skill_file() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    let mut text = b"---\nname: big\ndescription: Large. Use when testing lint.\n---\n# Big\n\nSee [missing](references/missing.md).\n\n".to_vec();
+    for _ in 0..2000 {
+        text.extend_from_slice(b"Plain prose line for the body of this skill.\n");
+    }
+    text.extend_from_slice(b"bad byte here: \xff\nAlso see [gone](../../escape.md).\n");
+    assert!(text.len() > 80 * 1024);
+    write(&root, "big/SKILL.md", &text);
+    let (run, diagnostics) = lint(&root, "spec");
+    let codes: Vec<(&str, u64)> = diagnostics
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .collect();
+    for expected in [
+        ("body-too-long", 5),
+        ("link-broken", 7),
+        ("invalid-utf8", 2009),
+        ("link-escapes", 2010),
+    ] {
+        assert!(
+            codes.contains(&expected),
+            "{expected:?} in {codes:?}\n{run:?}"
+        );
+    }
+    assert_eq!(run.code, 1, "{run:?}");
+}
