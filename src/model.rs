@@ -342,13 +342,42 @@ impl Namespace {
         if name.is_empty() {
             "Skills at the top level of the skill roots.".to_string()
         } else {
-            format!("Skills in the {name} namespace.")
+            format!("Skills in the {} namespace.", printable(name))
         }
     }
 }
 
+/// Characters that must not reach a prompt or a terminal as they are:
+/// control characters (C0 and C1, DEL) and the bidirectional overrides
+/// and isolates, which can make text read other than it is.
+pub fn is_hidden_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with each hidden control character (`is_hidden_control`) written
+/// as a visible escape (`\n`, `\u{1b}`): for paths and folder names, which
+/// must stay recognisable.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_hidden_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_hidden_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Collapse every run of whitespace (including newlines) into one space and
-/// trim the ends: the one-line form used in directories.
+/// trim the ends: the one-line form used in directories. Other control
+/// characters and bidirectional overrides count as whitespace, so they
+/// never reach a prompt.
 pub fn one_line(text: &str) -> String {
     // Most descriptions already are one line: ASCII with single spaces
     // inside, checked in one pass.
@@ -356,12 +385,9 @@ pub fn one_line(text: &str) -> String {
     let mut already = bytes.first() != Some(&b' ') && bytes.last() != Some(&b' ');
     let mut previous = 0u8;
     for &b in bytes {
-        // Other ASCII whitespace (`split_whitespace` counts vertical tab
-        // too), a second space in a row, or any non-ASCII byte.
-        if b >= 0x80
-            || (b < b' ' && matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
-            || (b == b' ' && previous == b' ')
-        {
+        // Other ASCII whitespace or control characters, a second space
+        // in a row, or any non-ASCII byte.
+        if b >= 0x80 || b < b' ' || b == 0x7f || (b == b' ' && previous == b' ') {
             already = false;
             break;
         }
@@ -371,7 +397,10 @@ pub fn one_line(text: &str) -> String {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
+    for word in text
+        .split(|c: char| c.is_whitespace() || is_hidden_control(c))
+        .filter(|w| !w.is_empty())
+    {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -390,6 +419,19 @@ mod tests {
             let words: Vec<&str> = text.split_whitespace().collect();
             proptest::prop_assert_eq!(one_line(&text), words.join(" "));
         }
+    }
+
+    #[test]
+    fn control_characters_are_dropped_or_shown() {
+        assert_eq!(
+            one_line("a \u{0} b\u{1b}[31m c\u{202e}d\u{7f}"),
+            "a b [31m c d"
+        );
+        assert_eq!(printable("new\nline\u{1b}"), "new\\nline\\u{1b}");
+        assert!(matches!(
+            printable("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
     };
     format!(
         "{}:{}:{}: {}[{}]: {}",
-        d.path.display(),
+        crate::model::printable(&d.path.to_string_lossy()),
         d.line,
         d.column,
         severity,
@@ -434,7 +434,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         }
         writeln!(out)?;
         let label = match node.last() {
-            Some(last) => format!("{last}/"),
+            Some(last) => format!("{}/", crate::model::printable(last)),
             None => "(top level)".to_string(),
         };
         match namespace {
@@ -558,13 +558,16 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     field("name", &skill.name)?;
     field(
         "namespace",
-        if skill.namespace.is_empty() {
-            "(top level)"
+        &if skill.namespace.is_empty() {
+            "(top level)".into()
         } else {
-            &skill.namespace
+            crate::model::printable(&skill.namespace)
         },
     )?;
-    field("path", &skill.path.display().to_string())?;
+    field(
+        "path",
+        &crate::model::printable(&skill.path.to_string_lossy()),
+    )?;
     if let Some(v) = &skill.license {
         field("license", v)?;
     }
@@ -881,7 +884,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         out,
         "skill {} — folder {}",
         result.skill,
-        result.folder.display()
+        crate::model::printable(&result.folder.to_string_lossy())
     )?;
     if let Some(files) = result.files_line(30) {
         writeln!(out, "files: {files}")?;

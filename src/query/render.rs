@@ -319,7 +319,8 @@ impl<'a> Renderer<'a> {
                     PathStyle::Absolute => absolute_text(skill)
                         .or_else(|| display_path(&absolute(skill), PathStyle::Absolute, &base)),
                     style => display_path(&absolute(skill), style, &base),
-                };
+                }
+                .map(|path| crate::model::printable(&path).into_owned());
                 Entry {
                     chars: if count_chars {
                         description.chars().count()
@@ -337,14 +338,16 @@ impl<'a> Renderer<'a> {
         for (index, entry) in entries.iter().enumerate() {
             let namespace = &entry.skill.namespace;
             match namespace_groups.last_mut() {
-                Some(group) if &group.label == namespace => group.entries.push(index),
+                Some(group) if entries[group.entries[0]].skill.namespace == *namespace => {
+                    group.entries.push(index)
+                }
                 _ => {
                     let description = catalog
                         .namespace(namespace)
                         .map(|n| n.description.clone())
                         .unwrap_or_default();
                     namespace_groups.push(Group {
-                        label: namespace.clone(),
+                        label: crate::model::printable(namespace).into_owned(),
                         description,
                         entries: vec![index],
                         path: None,
@@ -362,7 +365,8 @@ impl<'a> Renderer<'a> {
                 .min_by_key(|e| e.skill.root);
             group.path = first
                 .and_then(|e| e.skill.dir().parent())
-                .and_then(|p| folder_path(p, options.paths, &base));
+                .and_then(|p| folder_path(p, options.paths, &base))
+                .map(|path| crate::model::printable(&path).into_owned());
         }
         let text_format = if options.format == Format::Json {
             Format::Markdown

@@ -630,3 +630,53 @@ fn the_budget_note_counts_what_is_shown() {
         .count();
     assert_eq!(lines, 2, "{some:?}");
 }
+
+/// Control characters and bidirectional overrides in a description, and a
+/// newline in a folder name, never reach the directory, `list` or `show`
+/// as they are: descriptions drop them, paths and namespaces show them
+/// escaped, so no file can add lines (or colours) to a prompt.
+#[cfg(unix)]
+#[test]
+fn control_characters_never_reach_the_output() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "x4/SKILL.md",
+        "---\nname: x4\ndescription: \"Use when \\u0000 nul \\u001b[31m red \\u202e rtl\"\n---\nbody\n",
+    );
+    write(&root, "new\nline/d/SKILL.md", skill_md("d", "Use when d."));
+    let root_arg = root.to_str().unwrap();
+    let hidden = |text: &str| {
+        text.chars()
+            .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c))
+    };
+    for args in [
+        vec!["render"],
+        vec!["render", "--mode", "directory"],
+        vec!["render", "--format", "xml"],
+        vec!["render", "--format", "agents-md"],
+        vec!["list"],
+        vec!["show", "d"],
+        vec!["show", "x4"],
+        vec!["read", "d"],
+    ] {
+        let mut full = args.clone();
+        full.extend(["--root", root_arg]);
+        let out = run(&full);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(!hidden(&out.stdout), "{args:?}: {:?}", out.stdout);
+        // No line starts inside the folder name.
+        assert!(
+            !out.stdout.lines().any(|l| l.starts_with("line")),
+            "{args:?}: {}",
+            out.stdout
+        );
+    }
+    let directory = run(&["render", "--mode", "directory", "--root", root_arg]).stdout;
+    assert!(
+        directory.contains("- x4: Use when nul [31m red rtl"),
+        "{directory}"
+    );
+    assert!(directory.contains("new\\nline/d/SKILL.md"), "{directory}");
+}
