@@ -387,7 +387,7 @@ pub fn one_line(text: &str) -> String {
     for &b in bytes {
         // Other ASCII whitespace or control characters, a second space
         // in a row, or any non-ASCII byte.
-        if b >= 0x80 || b < b' ' || b == 0x7f || (b == b' ' && previous == b' ') {
+        if !(b' '..0x7f).contains(&b) || (b == b' ' && previous == b' ') {
             already = false;
             break;
         }
