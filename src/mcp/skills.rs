@@ -43,8 +43,12 @@ pub struct SkillIndex {
 
 impl SkillIndex {
     pub fn new(catalog: &Catalog) -> Self {
+        let skills = catalog.skills();
         let mut index = SkillIndex::default();
-        for (position, skill) in catalog.skills().iter().enumerate() {
+        // Valid names and distinct roots, in catalog order.
+        let mut candidates: Vec<(String, usize)> = Vec::new();
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        for (position, skill) in skills.iter().enumerate() {
             if let Err(reason) = valid_name(&skill.name) {
                 index.left_out.push(format!(
                     "{}: not served through the MCP Skills extension: {reason}",
@@ -53,16 +57,57 @@ impl SkillIndex {
                 continue;
             }
             let root = root_uri(skill);
-            if let Some(&other) = index.by_root.get(&root) {
+            if let Some(&other) = taken.get(&root) {
                 index.left_out.push(format!(
                     "{}: not served through the MCP Skills extension: its URI {root}/SKILL.md is already taken by {}",
                     skill.path.display(),
-                    catalog.skills()[index.entries[other].1].path.display()
+                    skills[other].path.display()
                 ));
                 continue;
             }
-            index.by_root.insert(root.clone(), index.entries.len());
-            index.entries.push((root, position));
+            taken.insert(root.clone(), position);
+            candidates.push((root, position));
+        }
+        // A skill whose root lies below another's root shares that skill's
+        // URIs: `<outer root>/<rest>` is both the outer skill's file
+        // `<rest>` and the inner skill's root. That is one thing only when
+        // the inner skill's folder is the outer one's folder `<rest>` (a
+        // nested skill named after its folder). Otherwise the inner skill
+        // is left out, so that every URI of the outer manifest reads the
+        // file it lists. Outer roots are decided first (fewer segments).
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].0.matches('/').count());
+        let mut kept: HashMap<&str, usize> = HashMap::new();
+        for i in order {
+            let (root, position) = &candidates[i];
+            let skill = &skills[*position];
+            let clash = outer_roots(root).find_map(|(outer_root, rest)| {
+                let &outer = kept.get(outer_root)?;
+                let folder = skills[outer].dir().join(decode(rest)?);
+                (folder != skill.dir()).then_some((outer_root, outer, folder))
+            });
+            match clash {
+                Some((outer_root, outer, folder)) => index.left_out.push(format!(
+                    "{}: not served through the MCP Skills extension: its URI {root}/SKILL.md lies inside the URIs of {outer_root}/SKILL.md ({}), where it would stand for {} — name the skill after its folder (`{}`) to serve both",
+                    skill.path.display(),
+                    skills[outer].path.display(),
+                    folder.display(),
+                    skill
+                        .dir()
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                )),
+                None => {
+                    kept.insert(root, *position);
+                }
+            }
+        }
+        for (root, position) in &candidates {
+            if kept.contains_key(root.as_str()) {
+                index.by_root.insert(root.clone(), index.entries.len());
+                index.entries.push((root.clone(), *position));
+            }
         }
         index
     }
@@ -133,6 +178,18 @@ impl SkillIndex {
             }
         }
     }
+}
+
+/// The proper prefixes of a root URI that could be other skills' roots,
+/// longest first, each with the rest of the root below it.
+fn outer_roots(root: &str) -> impl Iterator<Item = (&str, &str)> {
+    let scheme = "skill://".len();
+    let mut end = root.len();
+    std::iter::from_fn(move || {
+        let slash = root[..end].rfind('/').filter(|&s| s > scheme)?;
+        end = slash;
+        Some((&root[..slash], &root[slash + 1..]))
+    })
 }
 
 /// A paging cursor: the last skill served, by its place in the catalog

@@ -785,3 +785,66 @@ fn a_changed_reference_file_is_announced() {
     let after = digest(&mut raw);
     assert_ne!(before, after, "the manifest's digest follows the file");
 }
+
+/// Every file a manifest lists reads back with its digest; a nested skill
+/// whose name differs from its folder does not take over a folder of its
+/// parent: it is left out of the extension (and stays readable by name).
+#[test]
+fn a_nested_skill_never_takes_over_its_parents_uris() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(
+        &root,
+        "p/SKILL.md",
+        super::skill_md("p", "Parent. Use when testing."),
+    );
+    write(&root, "p/references/guide.md", "the guide\n");
+    write(
+        &root,
+        "p/refs/SKILL.md",
+        super::skill_md("references", "Nested. Use when testing."),
+    );
+    write(&root, "p/refs/docs/x.md", "nested doc\n");
+    // A nested skill named after its folder is served as before.
+    write(
+        &root,
+        "p/inner/SKILL.md",
+        super::skill_md("inner", "Inner. Use when testing."),
+    );
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let listed = raw.request("skills/list", json!({}));
+    let skills = listed["result"]["skills"].as_array().unwrap().clone();
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert_eq!(
+        uris,
+        ["skill://p/SKILL.md", "skill://p/inner/SKILL.md"],
+        "{listed}"
+    );
+    let mut files = 0;
+    for skill in &skills {
+        for file in skill["resources"].as_array().unwrap() {
+            let uri = file["uri"].as_str().unwrap();
+            let answer = raw.request("resources/read", json!({"uri": uri}));
+            let text = answer["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{uri}: {answer}"));
+            let digest = rmcp::model::sha256_digest(text.as_bytes());
+            assert_eq!(file["digest"], digest, "{uri}");
+            files += 1;
+        }
+    }
+    assert_eq!(files, 6);
+    let listing = raw.request(
+        "resources/directory/read",
+        json!({"uri": "skill://p/references"}),
+    );
+    let names: Vec<&str> = listing["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listing}"))
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["guide.md"], "{listing}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": "references"}));
+    assert!(!is_error && text.contains("# references"), "{text}");
+}
