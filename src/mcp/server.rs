@@ -71,6 +71,9 @@ struct Inner {
     last_change: Mutex<Option<std::time::Instant>>,
     /// The revision last announced in the log.
     logged_revision: Mutex<String>,
+    /// Becomes true when the client closes stdin: what waits on the
+    /// client (an elicitation, a listen stream) stops then.
+    input_closed: tokio::sync::watch::Sender<bool>,
 }
 
 /// The skilldex MCP server. Cheap to clone: clones share one state.
@@ -101,8 +104,16 @@ impl SkilldexServer {
                 logged: Mutex::new(HashSet::new()),
                 last_change: Mutex::new(None),
                 logged_revision: Mutex::new(options.snapshots.snapshot().revision().to_string()),
+                input_closed: tokio::sync::watch::Sender::new(false),
             }),
         }
+    }
+
+    /// Resolves when the client has closed stdin.
+    async fn input_closed(&self) {
+        let mut closed = self.inner.input_closed.subscribe();
+        // An error means the sender is gone: the session is over too.
+        let _ = closed.wait_for(|closed| *closed).await;
     }
 
     fn log(&self, message: &str) {
@@ -310,7 +321,16 @@ enable it.\n\n",
                         Some(state_token),
                     )));
                 }
-                match context.peer.create_elicitation(params).await {
+                let asked = tokio::select! {
+                    asked = context.peer.create_elicitation(params) => asked,
+                    () = self.input_closed() => {
+                        return Ok(Self::answer(ToolAnswer::error(format!(
+                            "the client closed the connection before the user answered; `{id}` stays disabled"
+                        )))
+                        .into())
+                    }
+                };
+                match asked {
                     Ok(result) => result,
                     Err(error) => {
                         return Ok(Self::answer(ToolAnswer::error(format!(
@@ -818,7 +838,10 @@ impl ServerHandler for SkilldexServer {
         if recent {
             let _ = context.sink().notify_resource_list_changed().await;
         }
-        context.cancelled().await;
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = self.input_closed() => {}
+        }
         lock(&self.inner.sinks).retain(|(i, _)| *i != id);
         Ok(())
     }
@@ -830,12 +853,17 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
     // Render the instructions before the first request arrives.
     let _ = server.view();
     let (reader, writer) = rmcp::transport::stdio_pipes();
-    let (rmcp_in, rmcp_out, copier) = super::guard::guarded(reader, writer);
-    let service = server
-        .clone()
-        .serve((rmcp_in, rmcp_out))
-        .await
-        .map_err(|e| ServeError::Start(e.to_string()))?;
+    let (rmcp_in, rmcp_out, copier) =
+        super::guard::guarded(reader, writer, server.inner.input_closed.clone());
+    let service = match server.clone().serve((rmcp_in, rmcp_out)).await {
+        Ok(service) => service,
+        // The client closed stdin before a session began: nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            let _ = copier.await;
+            return Ok(());
+        }
+        Err(error) => return Err(ServeError::Start(error.to_string())),
+    };
     if let Some(started) = options.on_started {
         started();
     }

@@ -263,7 +263,7 @@ const WAIT: Duration = Duration::from_secs(20);
 /// `skilldex serve` over raw JSON-RPC lines: an `initialize` session.
 struct Raw {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     /// Every message read so far and not yet taken, in order.
     seen: Vec<Value>,
@@ -273,6 +273,18 @@ struct Raw {
 impl Raw {
     /// Serve `root` (with `extra` flags) and finish the `initialize` handshake.
     fn start(root: &Path, extra: &[&str]) -> Raw {
+        let mut raw = Raw::spawn(root, extra, Stdio::null());
+        let answer = raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        raw
+    }
+
+    /// Serve `root` (with `extra` flags), nothing sent yet.
+    fn spawn(root: &Path, extra: &[&str], stderr: Stdio) -> Raw {
         let mut child = super::skilldex()
             .arg("serve")
             .arg("--root")
@@ -280,10 +292,10 @@ impl Raw {
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("skilldex serve starts");
-        let stdin = child.stdin.take().unwrap();
+        let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (sender, lines) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -294,25 +306,33 @@ impl Raw {
                 }
             }
         });
-        let mut raw = Raw {
+        Raw {
             child,
             stdin,
             lines,
             seen: Vec::new(),
             next_id: 1,
-        };
-        let answer = raw.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        assert!(answer.get("result").is_some(), "{answer}");
-        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
-        raw
+        }
+    }
+
+    /// Close stdin and wait for the server to exit: its status, how long
+    /// it took, and what it wrote to stderr (when that was piped).
+    fn close(&mut self) -> (std::process::ExitStatus, Duration, String) {
+        let closed = Instant::now();
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let took = closed.elapsed();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+        }
+        (status, took, stderr)
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("the server reads stdin");
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{line}").expect("the server reads stdin");
+        stdin.flush().unwrap();
     }
 
     /// The first message (read or still to come) that `wanted` accepts;
@@ -847,4 +867,62 @@ fn a_nested_skill_never_takes_over_its_parents_uris() {
     assert_eq!(names, ["guide.md"], "{listing}");
     let (is_error, text) = raw.call("read_skill", json!({"name": "references"}));
     assert!(!is_error && text.contains("# references"), "{text}");
+}
+
+/// A client that closes stdin ends the session, whenever it does: exit 0,
+/// no error, and at once even while an elicitation waits for the user.
+#[test]
+fn closing_stdin_ends_serve_cleanly_at_any_time() {
+    let (_temp, root, config) = fixture();
+    let config = config.to_str().unwrap();
+    // Before `initialize`.
+    let mut raw = Raw::spawn(&root, &["--no-watch"], Stdio::piped());
+    let (status, _, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(!stderr.contains("skilldex: error"), "{stderr}");
+    // While `request_skill_enable` waits for the user's answer.
+    let mut raw = Raw::spawn(&root, &["--no-watch", "--config", config], Stdio::piped());
+    let answer = raw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": "enable", "method": "tools/call", "params": {"name": "request_skill_enable", "arguments": {"name": "secret-recipes", "suggest_reason": "Cooking."}}})
+            .to_string(),
+    );
+    raw.wait_for("elicitation/create", |m| {
+        m["method"] == "elicitation/create"
+    });
+    let (status, took, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(took < Duration::from_secs(2), "took {took:?} to exit");
+}
+
+/// Requests before `initialize` are told to send it (or the 2026-07-28
+/// `_meta`); a stray notification before it does not end the session.
+#[test]
+fn requests_before_initialize_are_told_to_send_it() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::spawn(&root, &["--no-watch"], Stdio::piped());
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    for method in ["tools/list", "skills/list", "resources/list"] {
+        let (code, message) = raw.error(method, json!({}));
+        assert_eq!(code, -32602, "{method}: {message}");
+        assert!(
+            message.contains("send `initialize`") && message.contains("2026-07-28"),
+            "{method}: {message}"
+        );
+    }
+    let answer = raw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let tools = raw.request("tools/list", json!({}));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    let (status, _, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
 }
