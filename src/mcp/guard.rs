@@ -255,6 +255,25 @@ fn check(line: &[u8], started: &mut bool) -> Check {
                     ))
                 }
             }
+            if matches!(
+                method,
+                "tools/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "prompts/list"
+                    | "skills/list"
+                    | "resources/directory/read"
+            ) && message
+                .get("params")
+                .and_then(|p| p.get("cursor"))
+                .is_some_and(|c| !c.is_string() && !c.is_null())
+            {
+                return Check::Answer(error(
+                    id,
+                    -32602,
+                    &format!("invalid params: the `cursor` of {method} must be a string: the `nextCursor` of the previous page, as it was given"),
+                ));
+            }
             if method == "tools/call" {
                 let params = message.get("params");
                 let name = params.and_then(|p| p.get("name"));

@@ -180,6 +180,44 @@ impl SkillIndex {
     }
 }
 
+/// Check that `uri` is spelled the one way this server spells its URIs:
+/// no empty, `.` or `..` segments, no encoded `/`, no query or fragment,
+/// and each segment percent-encoded exactly as `encode_segment` does it.
+/// `Err` carries that spelling of what `uri` most likely meant, when there
+/// is one. URIs of other schemes are left to the caller.
+pub fn check_canonical(uri: &str) -> Result<(), Option<String>> {
+    let Some(rest) = uri.strip_prefix("skill://") else {
+        return Ok(());
+    };
+    let cut = rest.find(['?', '#']).unwrap_or(rest.len());
+    let mut canonical = true;
+    let mut segments: Vec<String> = Vec::new();
+    for written in rest[..cut].split('/') {
+        let decoded = decode(written).ok_or(None)?;
+        if decoded.contains('/') || encode_segment(&decoded) != written {
+            canonical = false;
+        }
+        for part in decoded.split('/') {
+            match part {
+                "" | "." => canonical = false,
+                ".." => {
+                    canonical = false;
+                    segments.pop().ok_or(None)?;
+                }
+                _ => segments.push(part.to_string()),
+            }
+        }
+    }
+    if canonical && cut == rest.len() {
+        return Ok(());
+    }
+    if segments.is_empty() {
+        return Err(None);
+    }
+    let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+    Err(Some(format!("skill://{}", path.join("/"))))
+}
+
 /// The proper prefixes of a root URI that could be other skills' roots,
 /// longest first, each with the rest of the root below it.
 fn outer_roots(root: &str) -> impl Iterator<Item = (&str, &str)> {
@@ -571,6 +609,23 @@ mod tests {
         assert_eq!(decode("a%20b").as_deref(), Some("a b"));
         assert_eq!(decode("a%2"), None);
         assert_eq!(mime_type("x/y.MD"), "text/markdown");
+        assert_eq!(check_canonical("skill://ns/a%20b/SKILL.md"), Ok(()));
+        for (alias, meant) in [
+            ("skill://ns/a/refs//g.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/./refs/g.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs/g.md/", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs%2Fg.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs/..", "skill://ns/a"),
+            ("skill://ns/%61/SKILL.md", "skill://ns/a/SKILL.md"),
+            ("skill://ns/a/SKILL.md?x=1", "skill://ns/a/SKILL.md"),
+        ] {
+            assert_eq!(
+                check_canonical(alias),
+                Err(Some(meant.to_string())),
+                "{alias}"
+            );
+        }
+        assert_eq!(check_canonical("skill://a/../.."), Err(None));
     }
 
     fn catalog_of(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Catalog) {

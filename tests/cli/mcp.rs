@@ -926,3 +926,167 @@ fn requests_before_initialize_are_told_to_send_it() {
     let (status, _, stderr) = raw.close();
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+/// Only canonical `skill://` URIs are served: aliases of a file or folder
+/// (empty or dot segments, an encoded `/`, a trailing slash) are refused
+/// with the URI meant; a cursor that is not a string is refused.
+#[test]
+fn non_canonical_uris_and_cursors_are_refused() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let file = "skill://dev/code-review/references/checklist.md";
+    assert!(raw.request("resources/read", json!({"uri": file}))["result"].is_object());
+    for alias in [
+        "skill://dev/code-review/references//checklist.md",
+        "skill://dev/code-review/./references/checklist.md",
+        "skill://dev/code-review/references/checklist.md/",
+        "skill://dev/code-review/references%2Fchecklist.md",
+        "skill://dev/code-review/references/../references/checklist.md",
+    ] {
+        let (code, message) = raw.error("resources/read", json!({"uri": alias}));
+        assert_eq!(code, -32002, "{alias}: {message}");
+        assert!(
+            message.ends_with(&format!("— read {file}")),
+            "{alias}: {message}"
+        );
+    }
+    let (_, message) = raw.error("resources/read", json!({"uri": "skill://dev/code-review/"}));
+    assert!(
+        message.ends_with("— read skill://dev/code-review/SKILL.md"),
+        "{message}"
+    );
+    for (alias, meant) in [
+        (
+            "skill://dev/code-review/references/..",
+            "skill://dev/code-review",
+        ),
+        ("skill://dev/code-review/", "skill://dev/code-review"),
+    ] {
+        let (code, message) = raw.error("resources/directory/read", json!({"uri": alias}));
+        assert_eq!(code, -32602, "{alias}: {message}");
+        assert!(
+            message.ends_with(&format!("— list {meant}")),
+            "{alias}: {message}"
+        );
+    }
+    for cursor in [json!(5), json!({"a": 1}), json!(true)] {
+        let (code, message) = raw.error("skills/list", json!({"cursor": cursor}));
+        assert_eq!(code, -32602, "{cursor}: {message}");
+        assert!(
+            message.contains("`cursor` of skills/list must be a string"),
+            "{message}"
+        );
+    }
+}
+
+/// `read_skill` takes the skill:// URI search_skills hands out, of the
+/// skill or of one of its files.
+#[test]
+fn read_skill_accepts_a_skill_uri() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let (is_error, text) = raw.call("search_skills", json!({"query": "code review"}));
+    assert!(!is_error, "{text}");
+    let hits: Value = serde_json::from_str(&text).unwrap();
+    let uri = hits["results"][0]["uri"].as_str().unwrap().to_string();
+    assert_eq!(uri, "skill://dev/code-review/SKILL.md", "{text}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": uri}));
+    assert!(
+        !is_error && text.starts_with("skill code-review — SKILL.md"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "read_skill",
+        json!({"name": "skill://dev/code-review/references/checklist.md"}),
+    );
+    assert!(
+        !is_error && text.starts_with("skill code-review — references/checklist.md"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "read_skill",
+        json!({"name": "skill://code-review/SKILL.md"}),
+    );
+    assert!(
+        is_error && text.contains("is not the URI of a skill this server serves"),
+        "{text}"
+    );
+}
+
+/// A disabled skill can be found: search_skills names the matching ones
+/// apart from the results, `select:` too, and request_skill_enable
+/// suggests disabled names.
+#[test]
+fn disabled_skills_are_named_apart_by_search() {
+    let (_temp, root, config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch", "--config", config.to_str().unwrap()]);
+    for query in ["family recipes", "select:secret-recipes"] {
+        let (is_error, text) = raw.call("search_skills", json!({"query": query}));
+        assert!(!is_error, "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            answer["disabled_matches"][0]["id"], "secret-recipes",
+            "{query}: {text}"
+        );
+        assert!(
+            answer["disabled_note"]
+                .as_str()
+                .is_some_and(|n| n.contains("request_skill_enable")),
+            "{text}"
+        );
+        let ids: Vec<&str> = answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap())
+            .collect();
+        assert!(!ids.contains(&"secret-recipes"), "{query}: {text}");
+        if query.starts_with("select:") {
+            assert_eq!(answer["unmatched_terms"], json!([]), "{text}");
+        }
+    }
+    // Nothing disabled matches: no disabled_matches at all.
+    let (_, text) = raw.call("search_skills", json!({"query": "git bisect"}));
+    assert!(!text.contains("disabled_matches"), "{text}");
+    let (is_error, text) = raw.call(
+        "request_skill_enable",
+        json!({"name": "secret-recipe", "suggest_reason": "Cooking."}),
+    );
+    assert!(
+        is_error && text.contains("did you mean secret-recipes?"),
+        "{text}"
+    );
+}
+
+/// grep_skills searches one namespace; a namespace passed as `skill` is
+/// pointed at `namespace`.
+#[test]
+fn grep_skills_searches_a_namespace() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let (is_error, text) = raw.call(
+        "grep_skills",
+        json!({"pattern": "^name:", "namespace": "data"}),
+    );
+    assert!(!is_error, "{text}");
+    let skills: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        skills,
+        ["csv-cleanup", "json-schema-design", "sql-query-review"],
+        "{text}"
+    );
+    let (is_error, text) = raw.call("grep_skills", json!({"pattern": "a", "skill": "data"}));
+    assert!(
+        is_error && text.contains("`data` is a namespace, not a skill — pass it as `namespace`"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "grep_skills",
+        json!({"pattern": "a", "skill": "csv-cleanup", "namespace": "data"}),
+    );
+    assert!(is_error && text.contains("not both"), "{text}");
+}
