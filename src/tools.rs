@@ -72,7 +72,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
             description: "Read a skill: its instructions (the body of SKILL.md), one section of it, a range of lines, or one of the skill's other files. Read a skill before doing the task it describes. Long answers are cut at about 5,000 tokens and end with the start_line (and, inside a section or range, the end_line) to continue with.",
             input_schema: object(
                 json!({
-                    "name": string("The skill's name (or `namespace/name` when the directory shows it that way)."),
+                    "name": string("The skill's name (or `namespace/name` when the directory shows it that way), or a skill:// URI from search_skills."),
                     "path": string("A file inside the skill folder, relative to it (for example `references/forms.md`); default SKILL.md."),
                     "section": string("Only the section under this heading (its text or slug)."),
                     "start_line": integer("First line to read (1-based, inclusive); reads the whole file from there when end_line is absent."),
@@ -83,11 +83,12 @@ pub fn definitions() -> Vec<ToolDefinition> {
         },
         ToolDefinition {
             name: GREP_SKILLS,
-            description: "Search the text of every skill file (or of one skill) for a regular expression or a fixed string; answers `skill/path:line: text` lines in a fixed order, at most max_results matches (default 200), and says when it cut.",
+            description: "Search the text of every skill file (or of one skill or namespace) for a regular expression or a fixed string; answers `skill/path:line: text` lines in a fixed order, at most max_results matches (default 200), and says when it cut.",
             input_schema: object(
                 json!({
                     "pattern": string("A regular expression (Rust regex syntax), or plain text with fixed_strings."),
                     "skill": string("Only the files of this skill (name or `namespace/name`)."),
+                    "namespace": string("Only the skills of this namespace and those below it (for example `dev`)."),
                     "fixed_strings": boolean("Treat the pattern as plain text, not a regex."),
                     "ignore_case": boolean("Match without regard to case."),
                     "max_results": integer("Most matching lines to return (default 200, at most 1000)."),
@@ -313,6 +314,7 @@ pub fn search_skills(
     catalog: &Catalog,
     arguments: &Arguments<'_>,
     uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
+    everything: Option<&Catalog>,
 ) -> Result<ToolAnswer, ArgumentError> {
     let query = arguments.required_string("query")?;
     let limit = arguments.whole_number("limit")?;
@@ -339,6 +341,29 @@ pub fn search_skills(
             }
         }
     }
+    // Disabled skills that match are named apart, never as results: a
+    // model cannot read them, but can ask the user to enable one.
+    let disabled = everything
+        .map(|everything| disabled_matches(catalog, everything, query, limit))
+        .unwrap_or_default();
+    if !disabled.is_empty() {
+        if let Some(terms) = value
+            .get_mut("unmatched_terms")
+            .and_then(Value::as_array_mut)
+        {
+            terms.retain(|t| {
+                t.as_str()
+                    .is_none_or(|t| catalog.disabled_skill(t).is_none())
+            });
+        }
+        value["disabled_matches"] = json!(disabled
+            .iter()
+            .map(|s| json!({"name": s.name, "id": s.id, "namespace": s.namespace, "description": s.description}))
+            .collect::<Vec<_>>());
+        value["disabled_note"] = json!(
+            "disabled_matches are disabled by configuration: they cannot be read or grepped. If one is clearly what the task needs, call request_skill_enable with its id and a suggest_reason; the user decides."
+        );
+    }
     if results.no_match {
         value["advice"] = json!(
             "No skill matches this query well. Try other words (what the task does, not how), look at the namespaces listed, or read the directory in the server instructions. Do not pick a skill that does not fit."
@@ -348,13 +373,62 @@ pub fn search_skills(
     Ok(ToolAnswer::ok(text))
 }
 
-/// Answer `read_skill`.
+/// The disabled skills of `catalog` that the same search finds among the
+/// best `limit` of `everything` (the catalog with them enabled).
+fn disabled_matches<'a>(
+    catalog: &Catalog,
+    everything: &'a Catalog,
+    query: &str,
+    limit: usize,
+) -> Vec<&'a crate::model::Skill> {
+    let wider = everything.search(query, &crate::search::SearchOptions { limit });
+    if wider.no_match && crate::search::select_list(query).is_none() {
+        return Vec::new();
+    }
+    wider
+        .hits
+        .iter()
+        .map(|hit| everything.skills()[hit.index].as_ref())
+        .filter(|skill| {
+            catalog
+                .disabled_skills()
+                .iter()
+                .any(|d| d.path == skill.path)
+        })
+        .collect()
+}
+
+/// The skill and file a `skill://` URI passed as `read_skill`'s `name`
+/// stands for, as (skill id, path inside it; empty for SKILL.md).
+fn skill_of_uri(
+    catalog: &Catalog,
+    uri: &str,
+    locate: &dyn Fn(&str) -> Option<(usize, String)>,
+) -> Result<(String, String), ToolAnswer> {
+    match locate(uri) {
+        Some((index, relative)) => {
+            let relative = if relative == "SKILL.md" {
+                String::new()
+            } else {
+                relative
+            };
+            Ok((catalog.skills()[index].id.clone(), relative))
+        }
+        None => Err(ToolAnswer::error(format!(
+            "`{uri}` is not the URI of a skill this server serves — pass the skill's name as the directory or search_skills shows it (or the `uri` of a search_skills hit as it was given)"
+        ))),
+    }
+}
+
+/// Answer `read_skill`. `locate` maps a `skill://` URI to the skill (an
+/// index into `catalog.skills()`) and the file inside it.
 pub fn read_skill(
     catalog: &Catalog,
     arguments: &Arguments<'_>,
+    locate: &dyn Fn(&str) -> Option<(usize, String)>,
 ) -> Result<ToolAnswer, ArgumentError> {
     let name = arguments.required_string("name")?;
-    let path = arguments.string("path")?;
+    let mut path = arguments.string("path")?;
     let section = arguments.string("section")?;
     let start = arguments.whole_number("start_line")?;
     let end = arguments.whole_number("end_line")?;
@@ -368,6 +442,28 @@ pub fn read_skill(
             "`name` is empty — pass a skill name from the directory or from search_skills",
         ));
     }
+    // A skill:// URI (search_skills hands them out) names the skill, and
+    // maybe one of its files.
+    let owned;
+    let name = if name.trim().starts_with("skill://") {
+        let (id, file) = match skill_of_uri(catalog, name.trim(), locate) {
+            Ok(found) => found,
+            Err(answer) => return Ok(answer),
+        };
+        if !file.is_empty() {
+            if path.is_some_and(|p| !p.trim().is_empty()) {
+                return Ok(ToolAnswer::error(format!(
+                    "`name` is the URI of the file `{file}` of skill `{id}` and `path` names another — pass the file in one of them"
+                )));
+            }
+            owned = file;
+            path = Some(owned.as_str());
+        }
+        id
+    } else {
+        name.to_string()
+    };
+    let name = name.as_str();
     if section.is_some() && (start.is_some() || end.is_some()) {
         return Ok(ToolAnswer::error(
             "pass either `section` or `start_line`/`end_line`, not both",
@@ -490,10 +586,15 @@ pub fn grep_skills(
 ) -> Result<ToolAnswer, ArgumentError> {
     let pattern = arguments.required_string("pattern")?;
     let skill = arguments.string("skill")?;
+    let namespace = arguments.string("namespace")?;
     let fixed_strings = arguments.boolean("fixed_strings")?;
     let ignore_case = arguments.boolean("ignore_case")?;
     let max_results = arguments.whole_number("max_results")?;
-    for (argument, value) in [("pattern", Some(pattern)), ("skill", skill)] {
+    for (argument, value) in [
+        ("pattern", Some(pattern)),
+        ("skill", skill),
+        ("namespace", namespace),
+    ] {
         if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
             return Ok(answer);
         }
@@ -502,6 +603,26 @@ pub fn grep_skills(
         return Ok(ToolAnswer::error(
             "`pattern` is empty — pass text to look for",
         ));
+    }
+    let skill = skill.map(str::trim).filter(|s| !s.is_empty());
+    let namespace = namespace
+        .map(|n| n.trim().trim_matches('/'))
+        .filter(|n| !n.is_empty());
+    if skill.is_some() && namespace.is_some() {
+        return Ok(ToolAnswer::error(
+            "pass either `skill` or `namespace`, not both",
+        ));
+    }
+    if let Some(name) = skill {
+        let key = name.trim_matches('/');
+        if catalog.get(name).is_none()
+            && catalog.disabled_skill(name).is_none()
+            && catalog.namespaces().iter().any(|n| n.name == key)
+        {
+            return Ok(ToolAnswer::error(format!(
+                "`{name}` is a namespace, not a skill — pass it as `namespace` to search its skills"
+            )));
+        }
     }
     let advice = format!("leave it out for the default ({GREP_DEFAULT_MAX_RESULTS})");
     let max_results = match at_least_one("max_results", max_results, &advice) {
@@ -516,9 +637,8 @@ pub fn grep_skills(
         fixed_strings,
         ignore_case,
         max_results: Some(cap),
-        skill: skill
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty()),
+        skill: skill.map(str::to_string),
+        namespace: namespace.map(str::to_string),
         ..query::GrepRequest::default()
     };
     let result = match query::grep(catalog, &request) {
@@ -528,12 +648,21 @@ pub fn grep_skills(
                 "the pattern is not a valid regular expression: {message} — fix it, or pass fixed_strings: true to search for the text as written"
             )))
         }
+        Err(GrepError::UnknownNamespace(namespace)) => {
+            return Ok(ToolAnswer::error(format!(
+                "no namespace `{namespace}` — the directory in the server instructions shows the namespaces"
+            )))
+        }
         Err(error) => return Ok(ToolAnswer::error(error.to_string())),
     };
     if result.matches == 0 {
+        let scope = match (skill, namespace) {
+            (Some(s), _) => format!(" in skill {s}"),
+            (_, Some(n)) => format!(" in namespace {n}"),
+            _ => String::new(),
+        };
         return Ok(ToolAnswer::ok(format!(
-            "no matches for `{pattern}`{} — try other words, ignore_case, or search_skills",
-            skill.map(|s| format!(" in skill {s}")).unwrap_or_default()
+            "no matches for `{pattern}`{scope} — try other words, ignore_case, or search_skills"
         )));
     }
     let mut text = format!(
@@ -596,11 +725,17 @@ pub fn enable_request<'a>(
             skill.id
         ))));
     }
-    let similar = catalog.similar(name, 5);
+    // Only a disabled skill can be enabled: suggest those.
+    let similar: Vec<&str> = catalog
+        .similar_including_disabled(name, 20)
+        .into_iter()
+        .filter(|id| catalog.get(id).is_none() && catalog.disabled_skill(id).is_some())
+        .take(5)
+        .collect();
     Ok(Err(ToolAnswer::error(format!(
-        "no skill named `{name}`{}",
+        "no disabled skill named `{name}`{}",
         if similar.is_empty() {
-            " — find skills with search_skills".to_string()
+            " — search_skills names the disabled skills that match a task".to_string()
         } else {
             format!(" — did you mean {}?", similar.join(", "))
         }
@@ -646,7 +781,10 @@ mod tests {
 
     fn read_with(catalog: &Catalog, arguments: Value) -> ToolAnswer {
         let map: Map<String, Value> = serde_json::from_value(arguments).unwrap();
-        read_skill(catalog, &Arguments::new(READ_SKILL, &map).unwrap()).unwrap()
+        read_skill(catalog, &Arguments::new(READ_SKILL, &map).unwrap(), &|_| {
+            None
+        })
+        .unwrap()
     }
 
     #[test]

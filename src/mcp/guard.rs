@@ -14,8 +14,14 @@
 //! refuse is answered here, with its id. Everything else goes to rmcp
 //! unchanged, and rmcp's output is copied to stdout line by line, so the
 //! guard's answers never split one of rmcp's.
+//!
+//! Before a session starts (an `initialize`, or a first request carrying
+//! the 2026-07-28 `_meta`), a request is answered here with what to send
+//! first, and a notification or response is dropped: rmcp would end the
+//! session on one. The guard also tells the server when stdin has ended,
+//! so that work waiting on the client (an elicitation) stops at once.
 
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, GetMeta, ProtocolVersion};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -24,10 +30,11 @@ const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The two ends rmcp talks to, and the task that moves bytes between them
 /// and stdio. The task ends when stdin ends and rmcp has written its last
-/// answer.
+/// answer. `input_closed` is set to true when stdin ends.
 pub(super) fn guarded<R, W>(
     input: R,
     output: W,
+    input_closed: tokio::sync::watch::Sender<bool>,
 ) -> (
     tokio::io::DuplexStream,
     tokio::io::DuplexStream,
@@ -43,6 +50,7 @@ where
     let reader = tokio::spawn(async move {
         let mut input = BufReader::with_capacity(1 << 16, input);
         let mut line = Vec::new();
+        let mut started = false;
         loop {
             line.clear();
             if line.capacity() > 1 << 20 {
@@ -62,7 +70,7 @@ where
                 ));
                 continue;
             }
-            match check(&line) {
+            match check(&line, &mut started) {
                 Check::Pass => {
                     if to_rmcp.write_all(&line).await.is_err() {
                         break;
@@ -77,6 +85,7 @@ where
                 }
             }
         }
+        let _ = input_closed.send(true);
         let _ = to_rmcp.shutdown().await;
     });
     let writer = tokio::spawn(async move {
@@ -168,8 +177,9 @@ fn error(id: Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
-/// What to do with one line.
-fn check(line: &[u8]) -> Check {
+/// What to do with one line; `started` says whether a session has begun,
+/// and is set when this line begins one.
+fn check(line: &[u8], started: &mut bool) -> Check {
     let text = line.trim_ascii();
     if text.is_empty() {
         return Check::Skip;
@@ -205,6 +215,10 @@ fn check(line: &[u8]) -> Check {
         }
     }
     match (id, method) {
+        // Before a session, rmcp would end it on a response or a
+        // notification: nothing to answer, so drop them.
+        (Some(_), None) if is_response && !*started => Check::Skip,
+        (None, Some(_)) if !*started => Check::Skip,
         // A response to one of our requests (elicitation): rmcp's.
         (Some(_), None) if is_response => Check::Pass,
         (Some(id), None) => Check::Answer(error(id, -32600, "invalid request: no `method`")),
@@ -240,6 +254,25 @@ fn check(line: &[u8]) -> Check {
                         &format!("invalid params: `params` of {method} must be an object"),
                     ))
                 }
+            }
+            if matches!(
+                method,
+                "tools/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "prompts/list"
+                    | "skills/list"
+                    | "resources/directory/read"
+            ) && message
+                .get("params")
+                .and_then(|p| p.get("cursor"))
+                .is_some_and(|c| !c.is_string() && !c.is_null())
+            {
+                return Check::Answer(error(
+                    id,
+                    -32602,
+                    &format!("invalid params: the `cursor` of {method} must be a string: the `nextCursor` of the previous page, as it was given"),
+                ));
             }
             if method == "tools/call" {
                 let params = message.get("params");
@@ -278,7 +311,8 @@ fn check(line: &[u8]) -> Check {
             }
             // Anything else rmcp cannot read it would answer without an id:
             // read it as rmcp does, and answer with the id here.
-            if serde_json::from_slice::<ClientJsonRpcMessage>(text).is_err() {
+            let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(text);
+            if parsed.is_err() {
                 // serde's message for rmcp's untagged types says nothing
                 // ("data did not match any variant"): say what can be said.
                 let meta = message.get("params").and_then(|p| p.get("_meta"));
@@ -289,11 +323,43 @@ fn check(line: &[u8]) -> Check {
                 };
                 return Check::Answer(error(id, -32602, &problem));
             }
+            if !*started {
+                match method {
+                    // Allowed before a session; rmcp answers them.
+                    "ping" | "server/discover" => {}
+                    "initialize" => *started = true,
+                    _ if parsed.as_ref().is_ok_and(has_inline_meta) => *started = true,
+                    _ => {
+                        return Check::Answer(error(
+                            id,
+                            -32602,
+                            &format!(
+                                "no MCP session yet: send `initialize` before {method} (protocol 2025-11-25 and earlier), or give each request the `_meta` of protocol 2026-07-28 (`io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities`)"
+                            ),
+                        ))
+                    }
+                }
+            }
             Check::Pass
         }
         // A notification: never answered.
         (None, Some(_)) => Check::Pass,
         (None, None) => Check::Skip,
+    }
+}
+
+/// Does this request carry the `_meta` that starts a 2026-07-28 session
+/// without `initialize`?
+fn has_inline_meta(message: &ClientJsonRpcMessage) -> bool {
+    match message {
+        ClientJsonRpcMessage::Request(request) => {
+            let meta = request.request.get_meta();
+            meta.protocol_version().is_some()
+                && meta
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty()
+        }
+        _ => false,
     }
 }
 
@@ -320,7 +386,7 @@ mod tests {
     use super::*;
 
     fn answer(line: &str) -> Option<Value> {
-        match check(line.as_bytes()) {
+        match check(line.as_bytes(), &mut true) {
             Check::Answer(text) => Some(serde_json::from_str(&text).unwrap()),
             _ => None,
         }
@@ -348,5 +414,40 @@ mod tests {
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
+    }
+
+    #[test]
+    fn before_a_session_requests_are_told_to_initialize() {
+        let mut started = false;
+        let before = |line: &str, started: &mut bool| match check(line.as_bytes(), started) {
+            Check::Answer(text) => Some(serde_json::from_str::<Value>(&text).unwrap()),
+            _ => None,
+        };
+        let a = before(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            &mut started,
+        )
+        .unwrap();
+        assert!(a["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("send `initialize`"));
+        assert!(matches!(
+            check(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                &mut started
+            ),
+            Check::Skip
+        ));
+        assert!(before(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, &mut started).is_none());
+        assert!(!started);
+        let init = r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+        assert!(before(init, &mut started).is_none());
+        assert!(started);
+        assert!(before(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+            &mut started
+        )
+        .is_none());
     }
 }

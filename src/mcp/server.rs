@@ -44,6 +44,9 @@ struct View {
     instructions: String,
     /// The full directory, rendered on first read.
     directory: OnceLock<String>,
+    /// The catalog with its disabled skills enabled (None when none is
+    /// disabled), so that a search can name the disabled ones that match.
+    everything: OnceLock<Option<Arc<Catalog>>>,
 }
 
 struct State {
@@ -71,6 +74,9 @@ struct Inner {
     last_change: Mutex<Option<std::time::Instant>>,
     /// The revision last announced in the log.
     logged_revision: Mutex<String>,
+    /// Becomes true when the client closes stdin: what waits on the
+    /// client (an elicitation, a listen stream) stops then.
+    input_closed: tokio::sync::watch::Sender<bool>,
 }
 
 /// The skilldex MCP server. Cheap to clone: clones share one state.
@@ -101,8 +107,16 @@ impl SkilldexServer {
                 logged: Mutex::new(HashSet::new()),
                 last_change: Mutex::new(None),
                 logged_revision: Mutex::new(options.snapshots.snapshot().revision().to_string()),
+                input_closed: tokio::sync::watch::Sender::new(false),
             }),
         }
+    }
+
+    /// Resolves when the client has closed stdin.
+    async fn input_closed(&self) {
+        let mut closed = self.inner.input_closed.subscribe();
+        // An error means the sender is gone: the session is over too.
+        let _ = closed.wait_for(|closed| *closed).await;
     }
 
     fn log(&self, message: &str) {
@@ -139,6 +153,7 @@ impl SkilldexServer {
             index,
             instructions,
             directory: OnceLock::new(),
+            everything: OnceLock::new(),
         });
         state.base = Some(base);
         state.view = Some(Arc::clone(&view));
@@ -163,7 +178,7 @@ impl SkilldexServer {
             "This server gives you skills: instructions for specific tasks, written by people who know them. \
 When a task matches a skill's description, call `read_skill` with its name and follow it before you start; \
 pass `path` to open a file the skill mentions. Call `search_skills` with a few words of the task to find skills \
-the directory below does not list, and `grep_skills` to look for text inside skills. If a read says a skill \
+the directory below does not list, and `grep_skills` to look for text inside skills. If a read or a search says a skill \
 is disabled by configuration and it is clearly what the task needs, `request_skill_enable` asks the user to \
 enable it.\n\n",
         );
@@ -310,7 +325,16 @@ enable it.\n\n",
                         Some(state_token),
                     )));
                 }
-                match context.peer.create_elicitation(params).await {
+                let asked = tokio::select! {
+                    asked = context.peer.create_elicitation(params) => asked,
+                    () = self.input_closed() => {
+                        return Ok(Self::answer(ToolAnswer::error(format!(
+                            "the client closed the connection before the user answered; `{id}` stays disabled"
+                        )))
+                        .into())
+                    }
+                };
+                match asked {
                     Ok(result) => result,
                     Err(error) => {
                         return Ok(Self::answer(ToolAnswer::error(format!(
@@ -470,6 +494,19 @@ const OFFERED: &[&str] = &[
     "skills/get",
 ];
 
+/// The refusal of a `skill://` URI not spelled as this server spells it,
+/// naming the spelling it most likely meant.
+fn not_canonical(uri: &str, meant: Option<&str>, verb: &str) -> String {
+    let shown: String = uri.chars().take(300).collect();
+    format!(
+        "{shown} is not a canonical skill:// URI (no empty, `.` or `..` segments, encoded `/`, query or fragment; characters encoded as this server encodes them){}",
+        match meant {
+            Some(meant) => format!(" — {verb} {meant}"),
+            None => " — use a URI from skills/list or resources/list".to_string(),
+        }
+    )
+}
+
 /// " — did you mean …" for a skill URI that matches no skill, naming the
 /// served skills its last segment names; empty when there are none.
 fn uri_hint(index: &SkillIndex, uri: &str) -> String {
@@ -527,7 +564,8 @@ impl ServerHandler for SkilldexServer {
         let answer = match name.as_str() {
             tools::READ_SKILL => {
                 let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
-                tools::read_skill(&view.catalog, &checked).map_err(Self::invalid)?
+                let locate = |uri: &str| view.index.locate(uri);
+                tools::read_skill(&view.catalog, &checked, &locate).map_err(Self::invalid)?
             }
             tools::GREP_SKILLS => {
                 // Grep may read every file: keep it off the protocol thread.
@@ -550,7 +588,15 @@ impl ServerHandler for SkilldexServer {
                         .filter(|&i| std::ptr::eq(all[i].as_ref(), skill))
                         .map(|_| format!("{root}/SKILL.md"))
                 };
-                tools::search_skills(&view.catalog, &checked, &uri_of).map_err(Self::invalid)?
+                let everything = view.everything.get_or_init(|| {
+                    let disabled = view.catalog.disabled_skills();
+                    (!disabled.is_empty()).then(|| {
+                        let ids: Vec<&str> = disabled.iter().map(|s| s.id.as_str()).collect();
+                        Arc::new(view.catalog.enabling(&ids))
+                    })
+                });
+                tools::search_skills(&view.catalog, &checked, &uri_of, everything.as_deref())
+                    .map_err(Self::invalid)?
             }
             tools::REQUEST_SKILL_ENABLE => {
                 return self
@@ -639,6 +685,14 @@ impl ServerHandler for SkilldexServer {
             .into());
         }
         let not_found = |why: String| McpError::resource_not_found(why, None);
+        if let Err(meant) = skills::check_canonical(uri) {
+            // A folder's URI is meant for its SKILL.md when it is a skill's.
+            let meant = meant.map(|m| match view.index.locate(&m) {
+                Some((_, relative)) if relative.is_empty() => format!("{m}/SKILL.md"),
+                _ => m,
+            });
+            return Err(not_found(not_canonical(uri, meant.as_deref(), "read")));
+        }
         let Some((index, relative)) = view.index.locate(uri) else {
             let hint = if uri.ends_with("/SKILL.md") {
                 uri_hint(&view.index, uri)
@@ -698,6 +752,12 @@ impl ServerHandler for SkilldexServer {
     ) -> Result<GetSkillResult, McpError> {
         let view = self.view();
         let uri = request.uri.as_str();
+        if let Err(meant) = skills::check_canonical(uri) {
+            return Err(McpError::invalid_params(
+                not_canonical(uri, meant.as_deref(), "get"),
+                None,
+            ));
+        }
         let unknown = || {
             McpError::invalid_params(
                 format!("No skill is served at {uri}{}", uri_hint(&view.index, uri)),
@@ -721,6 +781,9 @@ impl ServerHandler for SkilldexServer {
         let view = self.view();
         let uri = request.uri.as_str();
         let not_directory = |why: String| McpError::invalid_params(why, None);
+        if let Err(meant) = skills::check_canonical(uri) {
+            return Err(not_directory(not_canonical(uri, meant.as_deref(), "list")));
+        }
         let Some((index, relative)) = view.index.locate(uri) else {
             return Err(not_directory(format!("{uri} is not a directory resource")));
         };
@@ -818,7 +881,10 @@ impl ServerHandler for SkilldexServer {
         if recent {
             let _ = context.sink().notify_resource_list_changed().await;
         }
-        context.cancelled().await;
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = self.input_closed() => {}
+        }
         lock(&self.inner.sinks).retain(|(i, _)| *i != id);
         Ok(())
     }
@@ -830,12 +896,17 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
     // Render the instructions before the first request arrives.
     let _ = server.view();
     let (reader, writer) = rmcp::transport::stdio_pipes();
-    let (rmcp_in, rmcp_out, copier) = super::guard::guarded(reader, writer);
-    let service = server
-        .clone()
-        .serve((rmcp_in, rmcp_out))
-        .await
-        .map_err(|e| ServeError::Start(e.to_string()))?;
+    let (rmcp_in, rmcp_out, copier) =
+        super::guard::guarded(reader, writer, server.inner.input_closed.clone());
+    let service = match server.clone().serve((rmcp_in, rmcp_out)).await {
+        Ok(service) => service,
+        // The client closed stdin before a session began: nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            let _ = copier.await;
+            return Ok(());
+        }
+        Err(error) => return Err(ServeError::Start(error.to_string())),
+    };
     if let Some(started) = options.on_started {
         started();
     }

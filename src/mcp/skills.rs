@@ -43,8 +43,12 @@ pub struct SkillIndex {
 
 impl SkillIndex {
     pub fn new(catalog: &Catalog) -> Self {
+        let skills = catalog.skills();
         let mut index = SkillIndex::default();
-        for (position, skill) in catalog.skills().iter().enumerate() {
+        // Valid names and distinct roots, in catalog order.
+        let mut candidates: Vec<(String, usize)> = Vec::new();
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        for (position, skill) in skills.iter().enumerate() {
             if let Err(reason) = valid_name(&skill.name) {
                 index.left_out.push(format!(
                     "{}: not served through the MCP Skills extension: {reason}",
@@ -53,16 +57,57 @@ impl SkillIndex {
                 continue;
             }
             let root = root_uri(skill);
-            if let Some(&other) = index.by_root.get(&root) {
+            if let Some(&other) = taken.get(&root) {
                 index.left_out.push(format!(
                     "{}: not served through the MCP Skills extension: its URI {root}/SKILL.md is already taken by {}",
                     skill.path.display(),
-                    catalog.skills()[index.entries[other].1].path.display()
+                    skills[other].path.display()
                 ));
                 continue;
             }
-            index.by_root.insert(root.clone(), index.entries.len());
-            index.entries.push((root, position));
+            taken.insert(root.clone(), position);
+            candidates.push((root, position));
+        }
+        // A skill whose root lies below another's root shares that skill's
+        // URIs: `<outer root>/<rest>` is both the outer skill's file
+        // `<rest>` and the inner skill's root. That is one thing only when
+        // the inner skill's folder is the outer one's folder `<rest>` (a
+        // nested skill named after its folder). Otherwise the inner skill
+        // is left out, so that every URI of the outer manifest reads the
+        // file it lists. Outer roots are decided first (fewer segments).
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].0.matches('/').count());
+        let mut kept: HashMap<&str, usize> = HashMap::new();
+        for i in order {
+            let (root, position) = &candidates[i];
+            let skill = &skills[*position];
+            let clash = outer_roots(root).find_map(|(outer_root, rest)| {
+                let &outer = kept.get(outer_root)?;
+                let folder = skills[outer].dir().join(decode(rest)?);
+                (folder != skill.dir()).then_some((outer_root, outer, folder))
+            });
+            match clash {
+                Some((outer_root, outer, folder)) => index.left_out.push(format!(
+                    "{}: not served through the MCP Skills extension: its URI {root}/SKILL.md lies inside the URIs of {outer_root}/SKILL.md ({}), where it would stand for {} — name the skill after its folder (`{}`) to serve both",
+                    skill.path.display(),
+                    skills[outer].path.display(),
+                    folder.display(),
+                    skill
+                        .dir()
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                )),
+                None => {
+                    kept.insert(root, *position);
+                }
+            }
+        }
+        for (root, position) in &candidates {
+            if kept.contains_key(root.as_str()) {
+                index.by_root.insert(root.clone(), index.entries.len());
+                index.entries.push((root.clone(), *position));
+            }
         }
         index
     }
@@ -133,6 +178,56 @@ impl SkillIndex {
             }
         }
     }
+}
+
+/// Check that `uri` is spelled the one way this server spells its URIs:
+/// no empty, `.` or `..` segments, no encoded `/`, no query or fragment,
+/// and each segment percent-encoded exactly as `encode_segment` does it.
+/// `Err` carries that spelling of what `uri` most likely meant, when there
+/// is one. URIs of other schemes are left to the caller.
+pub fn check_canonical(uri: &str) -> Result<(), Option<String>> {
+    let Some(rest) = uri.strip_prefix("skill://") else {
+        return Ok(());
+    };
+    let cut = rest.find(['?', '#']).unwrap_or(rest.len());
+    let mut canonical = true;
+    let mut segments: Vec<String> = Vec::new();
+    for written in rest[..cut].split('/') {
+        let decoded = decode(written).ok_or(None)?;
+        if decoded.contains('/') || encode_segment(&decoded) != written {
+            canonical = false;
+        }
+        for part in decoded.split('/') {
+            match part {
+                "" | "." => canonical = false,
+                ".." => {
+                    canonical = false;
+                    segments.pop().ok_or(None)?;
+                }
+                _ => segments.push(part.to_string()),
+            }
+        }
+    }
+    if canonical && cut == rest.len() {
+        return Ok(());
+    }
+    if segments.is_empty() {
+        return Err(None);
+    }
+    let path: Vec<String> = segments.iter().map(|s| encode_segment(s)).collect();
+    Err(Some(format!("skill://{}", path.join("/"))))
+}
+
+/// The proper prefixes of a root URI that could be other skills' roots,
+/// longest first, each with the rest of the root below it.
+fn outer_roots(root: &str) -> impl Iterator<Item = (&str, &str)> {
+    let scheme = "skill://".len();
+    let mut end = root.len();
+    std::iter::from_fn(move || {
+        let slash = root[..end].rfind('/').filter(|&s| s > scheme)?;
+        end = slash;
+        Some((&root[..slash], &root[slash + 1..]))
+    })
 }
 
 /// A paging cursor: the last skill served, by its place in the catalog
@@ -514,6 +609,23 @@ mod tests {
         assert_eq!(decode("a%20b").as_deref(), Some("a b"));
         assert_eq!(decode("a%2"), None);
         assert_eq!(mime_type("x/y.MD"), "text/markdown");
+        assert_eq!(check_canonical("skill://ns/a%20b/SKILL.md"), Ok(()));
+        for (alias, meant) in [
+            ("skill://ns/a/refs//g.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/./refs/g.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs/g.md/", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs%2Fg.md", "skill://ns/a/refs/g.md"),
+            ("skill://ns/a/refs/..", "skill://ns/a"),
+            ("skill://ns/%61/SKILL.md", "skill://ns/a/SKILL.md"),
+            ("skill://ns/a/SKILL.md?x=1", "skill://ns/a/SKILL.md"),
+        ] {
+            assert_eq!(
+                check_canonical(alias),
+                Err(Some(meant.to_string())),
+                "{alias}"
+            );
+        }
+        assert_eq!(check_canonical("skill://a/../.."), Err(None));
     }
 
     fn catalog_of(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Catalog) {

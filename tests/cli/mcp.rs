@@ -263,7 +263,7 @@ const WAIT: Duration = Duration::from_secs(20);
 /// `skilldex serve` over raw JSON-RPC lines: an `initialize` session.
 struct Raw {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     /// Every message read so far and not yet taken, in order.
     seen: Vec<Value>,
@@ -273,6 +273,18 @@ struct Raw {
 impl Raw {
     /// Serve `root` (with `extra` flags) and finish the `initialize` handshake.
     fn start(root: &Path, extra: &[&str]) -> Raw {
+        let mut raw = Raw::spawn(root, extra, Stdio::null());
+        let answer = raw.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        raw
+    }
+
+    /// Serve `root` (with `extra` flags), nothing sent yet.
+    fn spawn(root: &Path, extra: &[&str], stderr: Stdio) -> Raw {
         let mut child = super::skilldex()
             .arg("serve")
             .arg("--root")
@@ -280,10 +292,10 @@ impl Raw {
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("skilldex serve starts");
-        let stdin = child.stdin.take().unwrap();
+        let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (sender, lines) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -294,25 +306,33 @@ impl Raw {
                 }
             }
         });
-        let mut raw = Raw {
+        Raw {
             child,
             stdin,
             lines,
             seen: Vec::new(),
             next_id: 1,
-        };
-        let answer = raw.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        assert!(answer.get("result").is_some(), "{answer}");
-        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
-        raw
+        }
+    }
+
+    /// Close stdin and wait for the server to exit: its status, how long
+    /// it took, and what it wrote to stderr (when that was piped).
+    fn close(&mut self) -> (std::process::ExitStatus, Duration, String) {
+        let closed = Instant::now();
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let took = closed.elapsed();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+        }
+        (status, took, stderr)
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("the server reads stdin");
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{line}").expect("the server reads stdin");
+        stdin.flush().unwrap();
     }
 
     /// The first message (read or still to come) that `wanted` accepts;
@@ -784,4 +804,289 @@ fn a_changed_reference_file_is_announced() {
     );
     let after = digest(&mut raw);
     assert_ne!(before, after, "the manifest's digest follows the file");
+}
+
+/// Every file a manifest lists reads back with its digest; a nested skill
+/// whose name differs from its folder does not take over a folder of its
+/// parent: it is left out of the extension (and stays readable by name).
+#[test]
+fn a_nested_skill_never_takes_over_its_parents_uris() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(
+        &root,
+        "p/SKILL.md",
+        super::skill_md("p", "Parent. Use when testing."),
+    );
+    write(&root, "p/references/guide.md", "the guide\n");
+    write(
+        &root,
+        "p/refs/SKILL.md",
+        super::skill_md("references", "Nested. Use when testing."),
+    );
+    write(&root, "p/refs/docs/x.md", "nested doc\n");
+    // A nested skill named after its folder is served as before.
+    write(
+        &root,
+        "p/inner/SKILL.md",
+        super::skill_md("inner", "Inner. Use when testing."),
+    );
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let listed = raw.request("skills/list", json!({}));
+    let skills = listed["result"]["skills"].as_array().unwrap().clone();
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert_eq!(
+        uris,
+        ["skill://p/SKILL.md", "skill://p/inner/SKILL.md"],
+        "{listed}"
+    );
+    let mut files = 0;
+    for skill in &skills {
+        for file in skill["resources"].as_array().unwrap() {
+            let uri = file["uri"].as_str().unwrap();
+            let answer = raw.request("resources/read", json!({"uri": uri}));
+            let text = answer["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{uri}: {answer}"));
+            let digest = rmcp::model::sha256_digest(text.as_bytes());
+            assert_eq!(file["digest"], digest, "{uri}");
+            files += 1;
+        }
+    }
+    assert_eq!(files, 6);
+    let listing = raw.request(
+        "resources/directory/read",
+        json!({"uri": "skill://p/references"}),
+    );
+    let names: Vec<&str> = listing["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listing}"))
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["guide.md"], "{listing}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": "references"}));
+    assert!(!is_error && text.contains("# references"), "{text}");
+}
+
+/// A client that closes stdin ends the session, whenever it does: exit 0,
+/// no error, and at once even while an elicitation waits for the user.
+#[test]
+fn closing_stdin_ends_serve_cleanly_at_any_time() {
+    let (_temp, root, config) = fixture();
+    let config = config.to_str().unwrap();
+    // Before `initialize`.
+    let mut raw = Raw::spawn(&root, &["--no-watch"], Stdio::piped());
+    let (status, _, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(!stderr.contains("skilldex: error"), "{stderr}");
+    // While `request_skill_enable` waits for the user's answer.
+    let mut raw = Raw::spawn(&root, &["--no-watch", "--config", config], Stdio::piped());
+    let answer = raw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": "enable", "method": "tools/call", "params": {"name": "request_skill_enable", "arguments": {"name": "secret-recipes", "suggest_reason": "Cooking."}}})
+            .to_string(),
+    );
+    raw.wait_for("elicitation/create", |m| {
+        m["method"] == "elicitation/create"
+    });
+    let (status, took, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert!(took < Duration::from_secs(2), "took {took:?} to exit");
+}
+
+/// Requests before `initialize` are told to send it (or the 2026-07-28
+/// `_meta`); a stray notification before it does not end the session.
+#[test]
+fn requests_before_initialize_are_told_to_send_it() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::spawn(&root, &["--no-watch"], Stdio::piped());
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    for method in ["tools/list", "skills/list", "resources/list"] {
+        let (code, message) = raw.error(method, json!({}));
+        assert_eq!(code, -32602, "{method}: {message}");
+        assert!(
+            message.contains("send `initialize`") && message.contains("2026-07-28"),
+            "{method}: {message}"
+        );
+    }
+    let answer = raw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let tools = raw.request("tools/list", json!({}));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    let (status, _, stderr) = raw.close();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+/// Only canonical `skill://` URIs are served: aliases of a file or folder
+/// (empty or dot segments, an encoded `/`, a trailing slash) are refused
+/// with the URI meant; a cursor that is not a string is refused.
+#[test]
+fn non_canonical_uris_and_cursors_are_refused() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let file = "skill://dev/code-review/references/checklist.md";
+    assert!(raw.request("resources/read", json!({"uri": file}))["result"].is_object());
+    for alias in [
+        "skill://dev/code-review/references//checklist.md",
+        "skill://dev/code-review/./references/checklist.md",
+        "skill://dev/code-review/references/checklist.md/",
+        "skill://dev/code-review/references%2Fchecklist.md",
+        "skill://dev/code-review/references/../references/checklist.md",
+    ] {
+        let (code, message) = raw.error("resources/read", json!({"uri": alias}));
+        assert_eq!(code, -32002, "{alias}: {message}");
+        assert!(
+            message.ends_with(&format!("— read {file}")),
+            "{alias}: {message}"
+        );
+    }
+    let (_, message) = raw.error("resources/read", json!({"uri": "skill://dev/code-review/"}));
+    assert!(
+        message.ends_with("— read skill://dev/code-review/SKILL.md"),
+        "{message}"
+    );
+    for (alias, meant) in [
+        (
+            "skill://dev/code-review/references/..",
+            "skill://dev/code-review",
+        ),
+        ("skill://dev/code-review/", "skill://dev/code-review"),
+    ] {
+        let (code, message) = raw.error("resources/directory/read", json!({"uri": alias}));
+        assert_eq!(code, -32602, "{alias}: {message}");
+        assert!(
+            message.ends_with(&format!("— list {meant}")),
+            "{alias}: {message}"
+        );
+    }
+    for cursor in [json!(5), json!({"a": 1}), json!(true)] {
+        let (code, message) = raw.error("skills/list", json!({"cursor": cursor}));
+        assert_eq!(code, -32602, "{cursor}: {message}");
+        assert!(
+            message.contains("`cursor` of skills/list must be a string"),
+            "{message}"
+        );
+    }
+}
+
+/// `read_skill` takes the skill:// URI search_skills hands out, of the
+/// skill or of one of its files.
+#[test]
+fn read_skill_accepts_a_skill_uri() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let (is_error, text) = raw.call("search_skills", json!({"query": "code review"}));
+    assert!(!is_error, "{text}");
+    let hits: Value = serde_json::from_str(&text).unwrap();
+    let uri = hits["results"][0]["uri"].as_str().unwrap().to_string();
+    assert_eq!(uri, "skill://dev/code-review/SKILL.md", "{text}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": uri}));
+    assert!(
+        !is_error && text.starts_with("skill code-review — SKILL.md"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "read_skill",
+        json!({"name": "skill://dev/code-review/references/checklist.md"}),
+    );
+    assert!(
+        !is_error && text.starts_with("skill code-review — references/checklist.md"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "read_skill",
+        json!({"name": "skill://code-review/SKILL.md"}),
+    );
+    assert!(
+        is_error && text.contains("is not the URI of a skill this server serves"),
+        "{text}"
+    );
+}
+
+/// A disabled skill can be found: search_skills names the matching ones
+/// apart from the results, `select:` too, and request_skill_enable
+/// suggests disabled names.
+#[test]
+fn disabled_skills_are_named_apart_by_search() {
+    let (_temp, root, config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch", "--config", config.to_str().unwrap()]);
+    for query in ["family recipes", "select:secret-recipes"] {
+        let (is_error, text) = raw.call("search_skills", json!({"query": query}));
+        assert!(!is_error, "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            answer["disabled_matches"][0]["id"], "secret-recipes",
+            "{query}: {text}"
+        );
+        assert!(
+            answer["disabled_note"]
+                .as_str()
+                .is_some_and(|n| n.contains("request_skill_enable")),
+            "{text}"
+        );
+        let ids: Vec<&str> = answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap())
+            .collect();
+        assert!(!ids.contains(&"secret-recipes"), "{query}: {text}");
+        if query.starts_with("select:") {
+            assert_eq!(answer["unmatched_terms"], json!([]), "{text}");
+        }
+    }
+    // Nothing disabled matches: no disabled_matches at all.
+    let (_, text) = raw.call("search_skills", json!({"query": "git bisect"}));
+    assert!(!text.contains("disabled_matches"), "{text}");
+    let (is_error, text) = raw.call(
+        "request_skill_enable",
+        json!({"name": "secret-recipe", "suggest_reason": "Cooking."}),
+    );
+    assert!(
+        is_error && text.contains("did you mean secret-recipes?"),
+        "{text}"
+    );
+}
+
+/// grep_skills searches one namespace; a namespace passed as `skill` is
+/// pointed at `namespace`.
+#[test]
+fn grep_skills_searches_a_namespace() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let (is_error, text) = raw.call(
+        "grep_skills",
+        json!({"pattern": "^name:", "namespace": "data"}),
+    );
+    assert!(!is_error, "{text}");
+    let skills: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        skills,
+        ["csv-cleanup", "json-schema-design", "sql-query-review"],
+        "{text}"
+    );
+    let (is_error, text) = raw.call("grep_skills", json!({"pattern": "a", "skill": "data"}));
+    assert!(
+        is_error && text.contains("`data` is a namespace, not a skill — pass it as `namespace`"),
+        "{text}"
+    );
+    let (is_error, text) = raw.call(
+        "grep_skills",
+        json!({"pattern": "a", "skill": "csv-cleanup", "namespace": "data"}),
+    );
+    assert!(is_error && text.contains("not both"), "{text}");
 }
