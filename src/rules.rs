@@ -311,22 +311,7 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             ),
         ));
     }
-    let mut problems = Vec::new();
-    if normalized.chars().any(|c| c.is_uppercase()) {
-        problems.push("must be lowercase");
-    }
-    if normalized
-        .chars()
-        .any(|c| !is_name_char(c) && !c.is_uppercase())
-    {
-        problems.push("may only contain letters, digits and hyphens");
-    }
-    if normalized.starts_with('-') || normalized.ends_with('-') {
-        problems.push("must not start or end with a hyphen");
-    }
-    if normalized.contains("--") {
-        problems.push("must not contain `--`");
-    }
+    let problems = name_problems(&normalized);
     if !problems.is_empty() {
         let suggestion = suggest_name(&normalized);
         let fix = if suggestion.is_empty() {
@@ -346,12 +331,29 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
         folder.nfkc().collect()
     };
     if normalized != folder_normalized {
+        // Offer only fixes that pass the name rules: a folder called
+        // `data_tools` must not be suggested as a name.
+        let name_valid = problems.is_empty() && chars <= MAX_NAME_CHARS;
+        let folder_valid = is_valid_name(&folder_normalized);
+        let fix = match (name_valid, folder_valid) {
+            (true, true) => format!("rename the folder to `{name}` or set `name: {folder}`"),
+            (true, false) => {
+                format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
+            }
+            (false, true) => format!("set `name: {folder}`"),
+            (false, false) => {
+                let suggestion = suggest_name(&folder_normalized);
+                if suggestion.is_empty() {
+                    "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
+                } else {
+                    format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
+                }
+            }
+        };
         findings.push(Finding::new(
             Code::NameMismatch,
             position,
-            format!(
-                "name `{name}` does not match its folder `{folder}` — rename the folder or set `name: {folder}`"
-            ),
+            format!("name `{name}` does not match its folder `{folder}` — {fix}"),
         ));
     }
     if !normalized.is_ascii() {
@@ -377,6 +379,35 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             format!("name `{name}` contains an XML tag — remove the angle brackets"),
         ));
     }
+}
+
+/// What is wrong with a (NFKC-normalised) name under the format's rules,
+/// length aside; empty when nothing is.
+fn name_problems(normalized: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if normalized.chars().any(|c| c.is_uppercase()) {
+        problems.push("must be lowercase");
+    }
+    if normalized
+        .chars()
+        .any(|c| !is_name_char(c) && !c.is_uppercase())
+    {
+        problems.push("may only contain letters, digits and hyphens");
+    }
+    if normalized.starts_with('-') || normalized.ends_with('-') {
+        problems.push("must not start or end with a hyphen");
+    }
+    if normalized.contains("--") {
+        problems.push("must not contain `--`");
+    }
+    problems
+}
+
+/// Would `normalized` pass every `spec` name rule?
+fn is_valid_name(normalized: &str) -> bool {
+    !normalized.is_empty()
+        && normalized.chars().count() <= MAX_NAME_CHARS
+        && name_problems(normalized).is_empty()
 }
 
 fn check_description(description: &str, position: Position, findings: &mut Vec<Finding>) {
@@ -495,6 +526,46 @@ mod tests {
         assert_eq!(codes(&long, &long), vec![Code::NameTooLong]);
         // NFKC: decomposed name matches a composed folder.
         assert!(!codes("cafe\u{301}", "café").contains(&Code::NameMismatch));
+    }
+
+    fn mismatch_message(name: &str, folder: &str) -> String {
+        let fields = Fields {
+            name: Some(name.into()),
+            description: Some("Does x. Use when y.".into()),
+            ..Fields::default()
+        };
+        check_fields(&fields, folder)
+            .into_iter()
+            .find(|f| f.code == Code::NameMismatch)
+            .expect("a name-mismatch finding")
+            .message
+    }
+
+    #[test]
+    fn name_mismatch_offers_only_valid_names() {
+        let both = mismatch_message("a", "b");
+        assert!(
+            both.contains("rename the folder to `a` or set `name: b`"),
+            "{both}"
+        );
+        for folder in ["data_tools", "Mixed", "-x", "a--b"] {
+            let message = mismatch_message("data-tools", folder);
+            assert!(
+                !message.contains("set `name:"),
+                "{folder}: suggests an invalid name: {message}"
+            );
+            assert!(
+                message.contains("rename the folder to `data-tools`"),
+                "{message}"
+            );
+        }
+        let message = mismatch_message("Data Tools", "data-tools");
+        assert!(message.ends_with("set `name: data-tools`"), "{message}");
+        let message = mismatch_message("Data Tools", "data_tools");
+        assert!(
+            message.ends_with("rename the folder to `data-tools` and set `name: data-tools`"),
+            "{message}"
+        );
     }
 
     #[test]

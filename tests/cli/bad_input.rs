@@ -427,6 +427,32 @@ fn name_different_from_folder_is_a_mismatch() {
     assert_eq!(skill(&render, "other-name")["path"], "folder-name/SKILL.md");
 }
 
+#[test]
+fn name_mismatch_never_suggests_an_invalid_name() {
+    let root = fixture("bad/name-mismatch-invalid-folder");
+    let (run, diags) = lint(&root, "spec");
+    for (file, name, folder) in [
+        ("data_tools/SKILL.md", "data-tools", "data_tools"),
+        ("Mixed/SKILL.md", "mixed", "Mixed"),
+    ] {
+        let d = only(&diags, file, "name-mismatch");
+        check(
+            d,
+            "error",
+            2,
+            Some(7),
+            &[
+                &format!("rename the folder to `{name}`"),
+                &format!("`{folder}` is not a valid skill name"),
+            ],
+        );
+        let message = d["message"].as_str().unwrap();
+        assert!(!message.contains("set `name:"), "{message}");
+    }
+    assert_eq!(run.code, 1);
+    check_good(&diags, &render(&root));
+}
+
 /// A directory description is capped at 1,024 bytes, at a character
 /// boundary, ending in `…`, and is a prefix of the real one.
 fn check_capped(shown: &Value, full: &str) {
