@@ -99,6 +99,7 @@ pub enum Code {
     UnknownKey,
     ClientKey,
     XmlTag,
+    ControlCharacter,
     // catalog
     NameShadowed,
     BodyTooLong,
@@ -142,6 +143,7 @@ impl Code {
             Code::UnknownKey => "unknown-key",
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
+            Code::ControlCharacter => "control-character",
             Code::NameShadowed => "name-shadowed",
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
@@ -183,9 +185,10 @@ impl Code {
                 (Some(Warning), Some(Warning), Some(Warning))
             }
             Code::SymlinkOutsideRoot => (Some(Info), Some(Info), None),
-            Code::FrontmatterNotAtStart | Code::YamlRepaired | Code::YamlCommentInValue => {
-                (Some(Warning), Some(Error), Some(Warning))
-            }
+            Code::FrontmatterNotAtStart
+            | Code::YamlRepaired
+            | Code::YamlCommentInValue
+            | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
             Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),
             Code::UnknownKey => (Some(Warning), Some(Error), None),
             Code::ClientKey => (Some(Info), Some(Warning), None),

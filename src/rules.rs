@@ -232,6 +232,14 @@ pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str>
 pub fn check_fields(fields: &Fields, folder: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     check_name(fields, folder, &mut findings);
+    for (key, value) in [
+        ("name", fields.name.as_deref()),
+        ("description", fields.description.as_deref()),
+    ] {
+        if let Some(value) = value {
+            check_hidden_characters(key, value, fields.position(key), &mut findings);
+        }
+    }
     if let Some(description) = fields.description.as_deref() {
         check_description(description, fields.position("description"), &mut findings);
     }
@@ -439,6 +447,51 @@ fn check_description(description: &str, position: Position, findings: &mut Vec<F
     }
 }
 
+/// A character that hides or reorders text where a name or description is
+/// shown (a prompt, a terminal): C0/C1 controls other than the whitespace
+/// `one_line` collapses, and the Unicode bidi embeddings, overrides and
+/// isolates. Returns what to call it in a message.
+pub fn hidden_character(c: char) -> Option<&'static str> {
+    match c {
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => Some("a bidirectional override"),
+        _ if c.is_control() && !c.is_whitespace() => Some("a control character"),
+        _ => None,
+    }
+}
+
+/// Report control and bidi characters in `key`'s value: they reach agents'
+/// prompts unseen and can make the text read differently than it looks.
+fn check_hidden_characters(
+    key: &str,
+    value: &str,
+    position: Position,
+    findings: &mut Vec<Finding>,
+) {
+    let mut found: Vec<(char, &str)> = Vec::new();
+    for c in value.chars() {
+        if let Some(kind) = hidden_character(c) {
+            if !found.iter().any(|(seen, _)| *seen == c) {
+                found.push((c, kind));
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = found
+        .iter()
+        .map(|(c, kind)| format!("U+{:04X} ({kind})", u32::from(*c)))
+        .collect();
+    findings.push(Finding::new(
+        Code::ControlCharacter,
+        position,
+        format!(
+            "`{key}` contains {}; such characters are invisible or reorder text in an agent's prompt and in terminals — remove them (check escapes such as `\\u202e` in quoted values)",
+            listed.join(", ")
+        ),
+    ));
+}
+
 /// Does the description tell an agent *when* to reach for the skill?
 fn says_when(description: &str) -> bool {
     // ASCII lowering is enough: the non-English cues have no case.
@@ -566,6 +619,51 @@ mod tests {
             message.ends_with("rename the folder to `data-tools` and set `name: data-tools`"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_reported() {
+        let check = |name: &str, description: &str| {
+            let fields = Fields {
+                name: Some(name.into()),
+                description: Some(description.into()),
+                ..Fields::default()
+            };
+            check_fields(&fields, name)
+                .into_iter()
+                .filter(|f| f.code == Code::ControlCharacter)
+                .map(|f| f.message)
+                .collect::<Vec<_>>()
+        };
+        let found = check(
+            "x4",
+            "Use when \u{0} nul \u{1b}[31m red \u{202e} rtl \u{0} again",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("`description` contains U+0000 (a control character), U+001B (a control character), U+202E (a bidirectional override)"),
+            "{}",
+            found[0]
+        );
+        assert!(found[0].contains("remove them"), "{}", found[0]);
+        for c in [
+            '\u{7f}', '\u{9b}', '\u{1c}', '\u{202a}', '\u{2066}', '\u{2069}',
+        ] {
+            assert_eq!(
+                check("x", &format!("Use when {c}.")).len(),
+                1,
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
+        assert_eq!(check("a\u{202d}b", "Use when y.").len(), 1);
+        // Whitespace the normaliser collapses, and ordinary marks, pass.
+        for text in [
+            "Use when\ttabs\nand lines\r\u{b}\u{c}\u{85}.",
+            "Use when \u{200f} é 技能.",
+        ] {
+            assert!(check("x", text).is_empty(), "{text:?}");
+        }
     }
 
     #[test]

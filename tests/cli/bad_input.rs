@@ -453,6 +453,33 @@ fn name_mismatch_never_suggests_an_invalid_name() {
     check_good(&diags, &render(&root));
 }
 
+#[test]
+fn control_and_bidi_characters_in_a_description_are_reported() {
+    let root = fixture("bad/control-characters");
+    let (run, diags) = lint(&root, "spec");
+    let d = only(&diags, "hidden/SKILL.md", "control-character");
+    // `description: "Use when \u0000 …` — the value starts at column 14.
+    check(
+        d,
+        "warning",
+        3,
+        Some(14),
+        &["`description`", "U+0000", "U+001B", "U+202E", "remove them"],
+    );
+    assert_eq!(run.code, 0);
+    let (_, strict) = lint(&root, "strict");
+    check(
+        only(&strict, "hidden/SKILL.md", "control-character"),
+        "error",
+        3,
+        Some(14),
+        &[],
+    );
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "hidden"]);
+}
+
 /// A directory description is capped at 1,024 bytes, at a character
 /// boundary, ending in `…`, and is a prefix of the real one.
 fn check_capped(shown: &Value, full: &str) {
