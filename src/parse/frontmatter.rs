@@ -405,12 +405,10 @@ fn yaml_error(
         if let Some(j) = rest.find(" at line ") {
             context = rest[..j].to_string();
             // An unclosed quote or bracket is reported where the input ran
-            // out; the place to fix is where it opened. Other errors (a tab)
-            // are where the library says.
-            let opened_elsewhere =
-                message.contains("end of stream") || context.contains("quoted scalar");
+            // out; the place to fix is where it opened. Other errors (a tab,
+            // a bad escape inside a closed quote) are where the library says.
             if let (true, Some((l, c))) = (
-                opened_elsewhere,
+                message.contains("end of stream"),
                 parse_line_column(&rest[j + " at line ".len()..]),
             ) {
                 (line, column) = (l, c);
@@ -418,14 +416,30 @@ fn yaml_error(
         }
     }
     let all = format!("{message} {context}");
-    let hint = if all.contains("tab") {
+    let mut duplicate_hint = None;
+    if let Some(key) = duplicate_key(&message) {
+        // The library points at the start of the mapping that holds the
+        // duplicate; the author has to look at the second occurrence.
+        if let Some((first, second)) = find_duplicate(split.yaml, line, column, &key) {
+            (line, column) = (second.line, second.column);
+            duplicate_hint = Some(format!(
+                "`{key}` is already set on line {}; keep one of the two",
+                at(first.line, first.column).line
+            ));
+        }
+    }
+    let hint = if let Some(hint) = &duplicate_hint {
+        hint.as_str()
+    } else if message.contains("duplicate entry") {
+        "remove one of the duplicate keys"
+    } else if all.contains("tab") {
         "indent with spaces, not tabs"
-    } else if all.contains("quoted scalar") {
+    } else if message.contains("escape") && context.contains("quoted scalar") {
+        "inside double quotes a backslash starts an escape such as `\\n` or `\\u00e9`: write `\\\\` for a backslash, or use single quotes"
+    } else if all.contains("quoted scalar") && message.contains("end of stream") {
         "close the quote, or remove it"
     } else if all.contains("mapping values") {
         "quote the value: it contains `: `"
-    } else if all.contains("duplicate") {
-        "remove one of the duplicate keys"
     } else if all.contains("flow") {
         "close the `[` or `{` on the same value"
     } else {
@@ -449,6 +463,82 @@ fn yaml_error(
         position,
         format!("invalid YAML in front matter: {message} — {hint}"),
     )
+}
+
+/// The key named by a "duplicate entry with key …" message, unquoted.
+fn duplicate_key(message: &str) -> Option<String> {
+    let (_, key) = message.split_once("duplicate entry with key ")?;
+    let key = key.trim();
+    Some(
+        key.strip_prefix('"')
+            .and_then(|k| k.strip_suffix('"'))
+            .unwrap_or(key)
+            .to_string(),
+    )
+}
+
+/// The first and second occurrence of `key` in the block mapping whose
+/// first key is at (`line`, `column`) of the header (1-based). `None` when
+/// the mapping is not a block mapping this line scan can follow (a flow
+/// map `{a: 1, a: 2}`); the caller keeps the library's position then.
+fn find_duplicate(yaml: &str, line: u32, column: u32, key: &str) -> Option<(Position, Position)> {
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let start = (line as usize).checked_sub(1)?;
+    // Byte offset of the mapping's column on its first line (the line may
+    // start with `- ` or hold multi-byte text before it).
+    let first_line = lines.get(start)?;
+    let indent = first_line
+        .char_indices()
+        .nth(column.saturating_sub(1) as usize)
+        .map(|(i, _)| i)?;
+    let mut found: Vec<Position> = Vec::new();
+    for (index, text) in lines.iter().enumerate().skip(start) {
+        let trimmed = text.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let entry = if index == start {
+            &text[indent..]
+        } else {
+            let this_indent = text.len() - trimmed.len();
+            if this_indent < indent {
+                break;
+            }
+            if this_indent > indent {
+                continue;
+            }
+            trimmed
+        };
+        if entry_key(entry).as_deref() == Some(key) {
+            found.push(Position {
+                line: index as u32 + 1,
+                column: char_column(text, text.len() - entry.len()),
+            });
+            if found.len() == 2 {
+                return Some((found[0], found[1]));
+            }
+        }
+    }
+    None
+}
+
+/// The key of a block mapping entry `key: value` (quotes removed).
+fn entry_key(entry: &str) -> Option<String> {
+    for quote in ['"', '\''] {
+        if let Some(rest) = entry.strip_prefix(quote) {
+            let end = rest.find(quote)?;
+            let after = rest[end + 1..].trim_start_matches(' ');
+            return after.starts_with(':').then(|| rest[..end].to_string());
+        }
+    }
+    let colon = entry
+        .match_indices(':')
+        .map(|(i, _)| i)
+        .find(|&i| entry[i + 1..].is_empty() || entry[i + 1..].starts_with([' ', '\t']))?;
+    Some(entry[..colon].trim_end().to_string())
 }
 
 /// Parse "N column M…" into (N, M).
@@ -1055,6 +1145,57 @@ mod tests {
             "{}",
             findings[0].message
         );
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_second_occurrence() {
+        let (f, findings) = fields(
+            "---\nname: d\nlicense: MIT\ncompatibility: x\ndescription: a\nmetadata:\n  k: v\ndescription: b\n---\n",
+        );
+        assert!(f.is_none());
+        assert_eq!(findings[0].code, Code::YamlInvalid);
+        assert_eq!(findings[0].position, Position { line: 8, column: 1 });
+        assert!(
+            findings[0]
+                .message
+                .contains("`description` is already set on line 5; keep one of the two"),
+            "{}",
+            findings[0].message
+        );
+        let (_, findings) = fields("---\nname: d\nmetadata:\n  k: v\n  j: w\n  \"k\": x\n---\n");
+        assert_eq!(findings[0].position, Position { line: 6, column: 3 });
+        assert!(
+            findings[0].message.contains("line 4"),
+            "{}",
+            findings[0].message
+        );
+        let (_, findings) = fields(
+            "---\nname: d\nmetadata:\n  a:\n    k: v\n    deeper:\n      k: 1\n    k: x\n---\n",
+        );
+        assert_eq!(findings[0].position, Position { line: 8, column: 5 });
+        let (_, findings) = fields("---\nname: d\nlist:\n  - a: 1\n    b: 2\n    a: 3\n---\n");
+        assert_eq!(findings[0].position, Position { line: 6, column: 5 });
+        // A flow map keeps the library's position (its opening brace).
+        let (_, findings) = fields("---\nname: d\nx: {a: 1, a: 2}\n---\n");
+        assert_eq!(findings[0].code, Code::YamlInvalid);
+        assert_eq!(findings[0].position, Position { line: 3, column: 4 });
+    }
+
+    #[test]
+    fn bad_escape_points_at_the_escape_and_says_so() {
+        let (f, findings) = fields("---\nname: d\ndescription: \"Use when \\q\"\n---\n");
+        assert!(f.is_none());
+        let message = &findings[0].message;
+        assert_eq!(
+            findings[0].position,
+            Position {
+                line: 3,
+                column: 24
+            }
+        );
+        assert!(!message.contains("close the quote"), "{message}");
+        assert!(message.contains("escape"), "{message}");
+        assert!(message.contains("single quotes"), "{message}");
     }
 
     #[test]

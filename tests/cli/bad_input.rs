@@ -281,6 +281,40 @@ fn unclosed_quote_is_invalid_yaml_at_the_opening_quote() {
 }
 
 #[test]
+fn duplicate_keys_and_bad_escapes_point_at_the_fault() {
+    let root = fixture("bad/yaml-error-positions");
+    let (run, diags) = lint(&root, "spec");
+    // The second `description:` is on line 8; the library reports the
+    // start of the mapping (line 2), which is not where to look.
+    check(
+        only(&diags, "duplicate/SKILL.md", "yaml-invalid"),
+        "error",
+        8,
+        Some(1),
+        &["`description` is already set on line 5", "keep one"],
+    );
+    check(
+        only(&diags, "nested-duplicate/SKILL.md", "yaml-invalid"),
+        "error",
+        7,
+        Some(3),
+        &["`author` is already set on line 5", "keep one"],
+    );
+    // `"… C:\qux …"`: the quote is closed; the backslash at column 38 is
+    // the fault.
+    let d = only(&diags, "escape/SKILL.md", "yaml-invalid");
+    check(d, "error", 3, Some(38), &["escape", "single quotes"]);
+    assert!(
+        !d["message"].as_str().unwrap().contains("close the quote"),
+        "{d:#}"
+    );
+    assert_eq!(run.code, 1);
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good"]);
+}
+
+#[test]
 fn unquoted_colon_is_repaired_with_a_warning_and_text_kept() {
     let root = fixture("bad/unquoted-colon");
     let (run, diags) = lint(&root, "spec");
