@@ -80,6 +80,7 @@ pub enum Code {
     YamlInvalid,
     YamlNotMapping,
     YamlRepaired,
+    YamlIndentedKey,
     YamlCommentInValue,
     YamlAliasLimit,
     InvalidUtf8,
@@ -125,6 +126,7 @@ impl Code {
             Code::YamlInvalid => "yaml-invalid",
             Code::YamlNotMapping => "yaml-not-mapping",
             Code::YamlRepaired => "yaml-repaired",
+            Code::YamlIndentedKey => "yaml-indented-key",
             Code::YamlCommentInValue => "yaml-comment-in-value",
             Code::YamlAliasLimit => "yaml-alias-limit",
             Code::InvalidUtf8 => "invalid-utf8",
@@ -187,6 +189,7 @@ impl Code {
             Code::SymlinkOutsideRoot => (Some(Info), Some(Info), None),
             Code::FrontmatterNotAtStart
             | Code::YamlRepaired
+            | Code::YamlIndentedKey
             | Code::YamlCommentInValue
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
             Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),

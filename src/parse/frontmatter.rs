@@ -219,7 +219,7 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         ));
         return (None, findings);
     }
-    let (parsed, layout) = match simple_header(split.yaml) {
+    let (parsed, mut layout) = match simple_header(split.yaml) {
         Some((pairs, keys)) => (
             Ok(Header::Pairs(pairs)),
             Layout {
@@ -235,21 +235,25 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
     let value = match parsed {
         Ok(value) => value,
         Err(original) => match repair(split.yaml, &layout) {
-            Some((repaired, keys)) => match serde_yaml_ng::from_str::<Value>(&repaired) {
+            Some(repaired) => match serde_yaml_ng::from_str::<Value>(&repaired.text) {
                 Ok(value) => {
-                    for (key, line, column) in keys {
-                        findings.push(Finding::new(
-                            Code::YamlRepaired,
-                            at(line, column),
-                            format!(
-                                "the value of `{key}` contains `: ` without quotes, which is invalid YAML; it was read as plain text — wrap the value in quotes"
-                            ),
-                        ));
+                    for (code, line, column, message) in repaired.notes {
+                        findings.push(Finding::new(code, at(line, column), message));
+                    }
+                    if let Some(keys) = repaired.keys {
+                        layout.keys = keys;
                     }
                     Header::Value(value)
                 }
                 Err(_) => {
                     findings.push(yaml_error(&original, split, &at));
+                    // An indented key is still worth naming: it is usually
+                    // why the header does not parse.
+                    for (code, line, column, message) in repaired.notes {
+                        if code == Code::YamlIndentedKey {
+                            findings.push(Finding::new(code, at(line, column), message));
+                        }
+                    }
                     return (None, findings);
                 }
             },
@@ -761,6 +765,9 @@ struct Layout {
     /// Top-level plain values: (key, first line index, last line index, value column).
     plain: Vec<(String, usize, usize, usize)>,
     comment_values: Vec<(String, u32, u32)>,
+    /// Known keys indented under a one-line value, which YAML reads as part
+    /// of that value: (line index, indentation in bytes, key, parent key).
+    indented_keys: Vec<(usize, usize, String, String)>,
 }
 
 fn top_level_key(line: &str) -> Option<(&str, usize)> {
@@ -818,6 +825,25 @@ fn scan_layout(yaml: &str) -> Layout {
                 '"', '\'', '|', '>', '[', '{', '&', '*', '!', '%', '#', '-', '?',
             ])
             || value.starts_with(['@', '`']);
+        let one_line_quoted = value.len() >= 2
+            && ['"', '\'']
+                .iter()
+                .any(|&q| value.starts_with(q) && value.ends_with(q));
+        if is_plain || one_line_quoted {
+            for (index, next) in lines.iter().enumerate().take(last + 1).skip(i + 1) {
+                let text = next.trim_start_matches(' ');
+                if let Some((indented, _)) = top_level_key(text) {
+                    if SPEC_KEYS.contains(&indented) || CLIENT_KEYS.contains(&indented) {
+                        layout.indented_keys.push((
+                            index,
+                            next.len() - text.len(),
+                            indented.to_string(),
+                            key.to_string(),
+                        ));
+                    }
+                }
+            }
+        }
         if is_plain {
             layout.plain.push((key.to_string(), i, last, value_start));
             if let Some(hash) = value.find(" #") {
@@ -838,19 +864,103 @@ fn char_column(line: &str, byte: usize) -> u32 {
     line.get(..byte).map_or(byte, |s| s.chars().count()) as u32 + 1
 }
 
+/// A finding of the repair: (code, line, column, message) in header
+/// coordinates.
+type RepairNote = (Code, u32, u32, String);
+
+/// A header rewritten so that the YAML parser reads what the author meant.
+struct Repaired {
+    text: String,
+    notes: Vec<RepairNote>,
+    /// Key positions when lines moved (an indented key was dedented).
+    keys: Option<KeyPositions>,
+}
+
+/// Repair the two common breakages of a header that does not parse:
+/// a known key indented under the previous value (the key is moved back to
+/// the margin) and an unquoted value holding `: ` (the value is quoted,
+/// continuation lines folded the way YAML would). `None` when neither
+/// applies.
+fn repair(yaml: &str, layout: &Layout) -> Option<Repaired> {
+    if layout.indented_keys.is_empty() {
+        let (text, notes) = quote_values(yaml, layout)?;
+        return Some(Repaired {
+            text,
+            notes,
+            keys: None,
+        });
+    }
+    // Dedent first: a key indented under `description` must not be folded
+    // into the description by the quoting below.
+    let mut removed: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut notes = Vec::new();
+    for (index, indent, key, parent) in &layout.indented_keys {
+        removed.insert(*index, *indent as u32);
+        notes.push((
+            Code::YamlIndentedKey,
+            *index as u32 + 1,
+            *indent as u32 + 1,
+            format!(
+                "`{key}` is indented, so YAML reads it as part of the value of `{parent}` and the header is invalid YAML; skilldex read it as a key — remove the spaces before `{key}:`"
+            ),
+        ));
+    }
+    let dedented: String = yaml
+        .split('\n')
+        .enumerate()
+        .map(|(index, line)| {
+            if removed.contains_key(&index) {
+                line.trim_start_matches(' ')
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let shift =
+        |line: u32, column: u32| column + removed.get(&(line as usize - 1)).copied().unwrap_or(0);
+    let moved = scan_layout(&dedented);
+    let keys = moved
+        .keys
+        .iter()
+        .map(|(key, position)| {
+            (
+                key.clone(),
+                Position {
+                    line: position.line,
+                    column: shift(position.line, position.column),
+                },
+            )
+        })
+        .collect();
+    let text =
+        match quote_values(&dedented, &moved) {
+            Some((text, quoted)) => {
+                notes.extend(quoted.into_iter().map(|(code, line, column, message)| {
+                    (code, line, shift(line, column), message)
+                }));
+                text
+            }
+            None => dedented,
+        };
+    Some(Repaired {
+        text,
+        notes,
+        keys: Some(keys),
+    })
+}
+
 /// Quote every top-level plain value that holds `: ` (or starts with a
 /// reserved indicator), folding its continuation lines the way YAML would.
-/// Returns the repaired text and, per repaired key, where the `: ` was.
-/// A repaired key and where its `: ` was (line, column in the header).
-type RepairedKey = (String, u32, u32);
-
-fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
+/// Returns the repaired text and a `yaml-repaired` note per value, placed
+/// at its first `: `.
+fn quote_values(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairNote>)> {
     let lines: Vec<&str> = yaml
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     let mut replaced: BTreeMap<usize, (usize, String)> = BTreeMap::new();
-    let mut repaired_keys = Vec::new();
+    let mut notes = Vec::new();
     for (key, first, last, value_start) in &layout.plain {
         let mut parts = vec![lines[*first][*value_start..].trim()];
         parts.extend(lines[first + 1..=*last].iter().map(|l| l.trim()));
@@ -862,16 +972,54 @@ fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
         if !needs {
             continue;
         }
-        let position = match lines[*first][*value_start..].find(": ") {
+        let plain_text = "without quotes, which is invalid YAML; it was read as plain text — wrap the value in quotes";
+        let note = match lines[*first][*value_start..].find(": ") {
             Some(offset) => (
                 *first as u32 + 1,
                 char_column(lines[*first], value_start + offset),
+                format!("the value of `{key}` contains `: ` {plain_text}"),
             ),
-            None => (*first as u32 + 1, char_column(lines[*first], *value_start)),
+            None => match (first + 1..=*last).find(|&i| lines[i].contains(": ")) {
+                // The `: ` is on a continuation line: point there, and if
+                // that line reads like an indented key, say so.
+                Some(index) => {
+                    let line = lines[index];
+                    let text = line.trim_start_matches(' ');
+                    let message = match top_level_key(text) {
+                        Some((word, _)) if simple_key(word) => format!(
+                            "line {} of the value of `{key}` reads like a key `{word}:` indented under it; YAML reads it as text, and without quotes it is invalid — if it is a key, remove the spaces before `{word}:`; if it is text, wrap the value in quotes",
+                            index - first + 1
+                        ),
+                        _ => format!("the value of `{key}` contains `: ` {plain_text}"),
+                    };
+                    let column = match top_level_key(text) {
+                        Some((word, _)) if simple_key(word) => {
+                            char_column(line, line.len() - text.len())
+                        }
+                        _ => char_column(line, line.find(": ").unwrap_or(0)),
+                    };
+                    (index as u32 + 1, column, message)
+                }
+                None => match (*first..=*last).find(|&i| lines[i].trim_end().ends_with(':')) {
+                    Some(index) => (
+                        index as u32 + 1,
+                        char_column(lines[index], lines[index].trim_end().len() - 1),
+                        format!("the value of `{key}` has a line ending in `:` {plain_text}"),
+                    ),
+                    None => (
+                        *first as u32 + 1,
+                        char_column(lines[*first], *value_start),
+                        format!(
+                            "the value of `{key}` starts with `{}`, which YAML reserves, {plain_text}",
+                            joined.chars().next().unwrap_or(' ')
+                        ),
+                    ),
+                },
+            },
         };
         let quoted = format!("{key}: '{}'", joined.replace('\'', "''"));
         replaced.insert(*first, (*last, quoted));
-        repaired_keys.push((key.clone(), position.0, position.1));
+        notes.push((Code::YamlRepaired, note.0, note.1, note.2));
     }
     if replaced.is_empty() {
         return None;
@@ -889,7 +1037,7 @@ fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
             i += 1;
         }
     }
-    Some((out, repaired_keys))
+    Some((out, notes))
 }
 
 /// Text of a scalar (strings, numbers, booleans); `None` for null,
@@ -1094,6 +1242,76 @@ mod tests {
             Some("first then: second")
         );
         assert_eq!(findings[0].code, Code::YamlRepaired);
+    }
+
+    #[test]
+    fn colon_in_continuation_line_points_at_that_line() {
+        let (_, findings) = fields("---\ndescription: first\n  then: second\n---\n");
+        assert_eq!(findings[0].position, Position { line: 3, column: 3 });
+        assert!(
+            findings[0].message.contains("reads like a key `then:`"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn indented_known_key_is_read_as_a_key_with_a_warning() {
+        let (f, findings) =
+            fields("---\nname: foo\ndescription: Use when x\n  license: MIT\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.description.as_deref(), Some("Use when x"));
+        assert_eq!(f.license.as_deref(), Some("MIT"));
+        assert_eq!(
+            f.position("license"),
+            Position {
+                line: 4,
+                column: 12
+            }
+        );
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].code, Code::YamlIndentedKey);
+        assert_eq!(findings[0].position, Position { line: 4, column: 3 });
+        let message = &findings[0].message;
+        assert!(message.contains("`license` is indented"), "{message}");
+        assert!(message.contains("value of `description`"), "{message}");
+        assert!(message.contains("remove the spaces"), "{message}");
+
+        // The worse variant: the description would vanish into `name`.
+        let (f, findings) = fields("---\nname: x\n  description: Use when y\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.name.as_deref(), Some("x"));
+        assert_eq!(f.description.as_deref(), Some("Use when y"));
+        assert_eq!(
+            f.position("description"),
+            Position {
+                line: 3,
+                column: 16
+            }
+        );
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].position, Position { line: 3, column: 3 });
+        assert!(findings[0].message.contains("value of `name`"));
+
+        // After a quoted value, and with a `: ` to quote in the moved key.
+        let (f, findings) =
+            fields("---\nname: b\ndescription: \"Use when x\"\n  license: MIT: y\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.license.as_deref(), Some("MIT: y"));
+        let got: Vec<_> = findings.iter().map(|f| (f.code, f.position)).collect();
+        assert_eq!(
+            got,
+            [
+                (Code::YamlIndentedKey, Position { line: 4, column: 3 }),
+                (
+                    Code::YamlRepaired,
+                    Position {
+                        line: 4,
+                        column: 15
+                    }
+                ),
+            ]
+        );
     }
 
     #[test]

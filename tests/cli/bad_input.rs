@@ -331,6 +331,45 @@ fn unquoted_colon_is_repaired_with_a_warning_and_text_kept() {
 }
 
 #[test]
+fn indented_key_is_named_at_its_line_and_not_folded_into_the_value() {
+    let root = fixture("bad/yaml-indented-key");
+    let (run, diags) = lint(&root, "spec");
+    check(
+        only(&diags, "license/SKILL.md", "yaml-indented-key"),
+        "warning",
+        4,
+        Some(3),
+        &[
+            "`license` is indented",
+            "`description`",
+            "remove the spaces",
+        ],
+    );
+    // `name: swallowed` then `  description: …`: the description used to
+    // vanish into the name (description-missing at 1:1).
+    check(
+        only(&diags, "swallowed/SKILL.md", "yaml-indented-key"),
+        "warning",
+        3,
+        Some(3),
+        &["`description` is indented", "`name`", "remove the spaces"],
+    );
+    assert_eq!(run.code, 0);
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "license", "swallowed"]);
+    assert_eq!(
+        skill(&render, "license")["description"],
+        "Use when checking that an indented key stays a key."
+    );
+    assert_eq!(show(&root, "license")["skill"]["license"], "MIT");
+    assert_eq!(
+        skill(&render, "swallowed")["description"],
+        "Use when checking that the description is not swallowed by the name."
+    );
+}
+
+#[test]
 fn yaml_alias_bomb_is_refused_quickly() {
     let root = fixture("bad/yaml-alias-bomb");
     let started = Instant::now();
