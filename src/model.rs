@@ -83,6 +83,7 @@ pub enum Code {
     YamlIndentedKey,
     YamlCommentInValue,
     YamlAliasLimit,
+    Yaml11Value,
     InvalidUtf8,
     // fields
     NameMissing,
@@ -129,6 +130,7 @@ impl Code {
             Code::YamlIndentedKey => "yaml-indented-key",
             Code::YamlCommentInValue => "yaml-comment-in-value",
             Code::YamlAliasLimit => "yaml-alias-limit",
+            Code::Yaml11Value => "yaml11-value",
             Code::InvalidUtf8 => "invalid-utf8",
             Code::NameMissing => "name-missing",
             Code::NameInvalid => "name-invalid",
@@ -193,6 +195,7 @@ impl Code {
             | Code::YamlCommentInValue
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
             Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),
+            Code::Yaml11Value => (Some(Warning), Some(Warning), None),
             Code::UnknownKey => (Some(Warning), Some(Error), None),
             Code::ClientKey => (Some(Info), Some(Warning), None),
             Code::NameNotAscii | Code::NameReservedWord | Code::XmlTag => (None, Some(Error), None),

@@ -370,6 +370,41 @@ fn indented_key_is_named_at_its_line_and_not_folded_into_the_value() {
 }
 
 #[test]
+fn values_yaml_1_1_hosts_read_differently_are_warned_about() {
+    let root = fixture("bad/yaml11-values");
+    let (run, diags) = lint(&root, "spec");
+    let found = about(&diags, "hosts-differ/SKILL.md");
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for d in &found {
+        assert_eq!(d["code"], "yaml11-value", "{d:#}");
+    }
+    // `  released: 2024-01-01` and `  beta: yes`; the quoted `"yes"` is fine.
+    check(
+        found[0],
+        "warning",
+        6,
+        Some(13),
+        &["`2024-01-01`", "a date", "PyYAML", "quote it"],
+    );
+    check(
+        found[1],
+        "warning",
+        7,
+        Some(9),
+        &["`yes`", "the boolean true", "PyYAML", "quote it"],
+    );
+    assert_eq!(run.code, 0);
+    let (_, lenient) = lint(&root, "lenient");
+    assert!(
+        about(&lenient, "hosts-differ/SKILL.md").is_empty(),
+        "{lenient:#?}"
+    );
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "hosts-differ"]);
+}
+
+#[test]
 fn yaml_alias_bomb_is_refused_quickly() {
     let root = fixture("bad/yaml-alias-bomb");
     let started = Instant::now();
