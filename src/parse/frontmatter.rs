@@ -5,8 +5,11 @@
 //! that make real-world skills load: a UTF-8 byte-order mark is skipped, CRLF
 //! works, delimiters are `---` lines (a `---` inside a value is text), and the
 //! most common breakage — an unquoted value containing `: ` — is repaired by
-//! quoting the value and retrying, with a warning. Aliases are counted before
-//! parsing so an alias bomb costs nothing.
+//! quoting the value and retrying, with a warning; a known key indented under
+//! the previous value is moved back to the margin, with a warning, instead of
+//! being folded into that value. Aliases are counted before parsing so an
+//! alias bomb costs nothing. A line scan of the parsed header reports plain
+//! values that YAML 1.1 hosts (PyYAML) read differently from YAML 1.2.
 //!
 //! Why not `gray_matter`: it does not skip a BOM, its body offsets do not map
 //! to file lines, and it brings a second YAML stack. Splitting is a few lines
