@@ -80,8 +80,10 @@ pub enum Code {
     YamlInvalid,
     YamlNotMapping,
     YamlRepaired,
+    YamlIndentedKey,
     YamlCommentInValue,
     YamlAliasLimit,
+    Yaml11Value,
     InvalidUtf8,
     // fields
     NameMissing,
@@ -99,6 +101,7 @@ pub enum Code {
     UnknownKey,
     ClientKey,
     XmlTag,
+    ControlCharacter,
     // catalog
     NameShadowed,
     BodyTooLong,
@@ -124,8 +127,10 @@ impl Code {
             Code::YamlInvalid => "yaml-invalid",
             Code::YamlNotMapping => "yaml-not-mapping",
             Code::YamlRepaired => "yaml-repaired",
+            Code::YamlIndentedKey => "yaml-indented-key",
             Code::YamlCommentInValue => "yaml-comment-in-value",
             Code::YamlAliasLimit => "yaml-alias-limit",
+            Code::Yaml11Value => "yaml11-value",
             Code::InvalidUtf8 => "invalid-utf8",
             Code::NameMissing => "name-missing",
             Code::NameInvalid => "name-invalid",
@@ -142,6 +147,7 @@ impl Code {
             Code::UnknownKey => "unknown-key",
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
+            Code::ControlCharacter => "control-character",
             Code::NameShadowed => "name-shadowed",
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
@@ -183,10 +189,13 @@ impl Code {
                 (Some(Warning), Some(Warning), Some(Warning))
             }
             Code::SymlinkOutsideRoot => (Some(Info), Some(Info), None),
-            Code::FrontmatterNotAtStart | Code::YamlRepaired | Code::YamlCommentInValue => {
-                (Some(Warning), Some(Error), Some(Warning))
-            }
+            Code::FrontmatterNotAtStart
+            | Code::YamlRepaired
+            | Code::YamlIndentedKey
+            | Code::YamlCommentInValue
+            | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
             Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),
+            Code::Yaml11Value => (Some(Warning), Some(Warning), None),
             Code::UnknownKey => (Some(Warning), Some(Error), None),
             Code::ClientKey => (Some(Info), Some(Warning), None),
             Code::NameNotAscii | Code::NameReservedWord | Code::XmlTag => (None, Some(Error), None),

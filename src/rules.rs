@@ -232,6 +232,14 @@ pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str>
 pub fn check_fields(fields: &Fields, folder: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     check_name(fields, folder, &mut findings);
+    for (key, value) in [
+        ("name", fields.name.as_deref()),
+        ("description", fields.description.as_deref()),
+    ] {
+        if let Some(value) = value {
+            check_hidden_characters(key, value, fields.position(key), &mut findings);
+        }
+    }
     if let Some(description) = fields.description.as_deref() {
         check_description(description, fields.position("description"), &mut findings);
     }
@@ -311,22 +319,7 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             ),
         ));
     }
-    let mut problems = Vec::new();
-    if normalized.chars().any(|c| c.is_uppercase()) {
-        problems.push("must be lowercase");
-    }
-    if normalized
-        .chars()
-        .any(|c| !is_name_char(c) && !c.is_uppercase())
-    {
-        problems.push("may only contain letters, digits and hyphens");
-    }
-    if normalized.starts_with('-') || normalized.ends_with('-') {
-        problems.push("must not start or end with a hyphen");
-    }
-    if normalized.contains("--") {
-        problems.push("must not contain `--`");
-    }
+    let problems = name_problems(&normalized);
     if !problems.is_empty() {
         let suggestion = suggest_name(&normalized);
         let fix = if suggestion.is_empty() {
@@ -346,12 +339,29 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
         folder.nfkc().collect()
     };
     if normalized != folder_normalized {
+        // Offer only fixes that pass the name rules: a folder called
+        // `data_tools` must not be suggested as a name.
+        let name_valid = problems.is_empty() && chars <= MAX_NAME_CHARS;
+        let folder_valid = is_valid_name(&folder_normalized);
+        let fix = match (name_valid, folder_valid) {
+            (true, true) => format!("rename the folder to `{name}` or set `name: {folder}`"),
+            (true, false) => {
+                format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
+            }
+            (false, true) => format!("set `name: {folder}`"),
+            (false, false) => {
+                let suggestion = suggest_name(&folder_normalized);
+                if suggestion.is_empty() {
+                    "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
+                } else {
+                    format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
+                }
+            }
+        };
         findings.push(Finding::new(
             Code::NameMismatch,
             position,
-            format!(
-                "name `{name}` does not match its folder `{folder}` — rename the folder or set `name: {folder}`"
-            ),
+            format!("name `{name}` does not match its folder `{folder}` — {fix}"),
         ));
     }
     if !normalized.is_ascii() {
@@ -377,6 +387,35 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
             format!("name `{name}` contains an XML tag — remove the angle brackets"),
         ));
     }
+}
+
+/// What is wrong with a (NFKC-normalised) name under the format's rules,
+/// length aside; empty when nothing is.
+fn name_problems(normalized: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if normalized.chars().any(|c| c.is_uppercase()) {
+        problems.push("must be lowercase");
+    }
+    if normalized
+        .chars()
+        .any(|c| !is_name_char(c) && !c.is_uppercase())
+    {
+        problems.push("may only contain letters, digits and hyphens");
+    }
+    if normalized.starts_with('-') || normalized.ends_with('-') {
+        problems.push("must not start or end with a hyphen");
+    }
+    if normalized.contains("--") {
+        problems.push("must not contain `--`");
+    }
+    problems
+}
+
+/// Would `normalized` pass every `spec` name rule?
+fn is_valid_name(normalized: &str) -> bool {
+    !normalized.is_empty()
+        && normalized.chars().count() <= MAX_NAME_CHARS
+        && name_problems(normalized).is_empty()
 }
 
 fn check_description(description: &str, position: Position, findings: &mut Vec<Finding>) {
@@ -406,6 +445,51 @@ fn check_description(description: &str, position: Position, findings: &mut Vec<F
             "description does not say when to use the skill — add a sentence such as \"Use when …\" with the words a user would say",
         ));
     }
+}
+
+/// A character that hides or reorders text where a name or description is
+/// shown (a prompt, a terminal): C0/C1 controls other than the whitespace
+/// `one_line` collapses, and the Unicode bidi embeddings, overrides and
+/// isolates. Returns what to call it in a message.
+pub fn hidden_character(c: char) -> Option<&'static str> {
+    match c {
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => Some("a bidirectional override"),
+        _ if c.is_control() && !c.is_whitespace() => Some("a control character"),
+        _ => None,
+    }
+}
+
+/// Report control and bidi characters in `key`'s value: they reach agents'
+/// prompts unseen and can make the text read differently than it looks.
+fn check_hidden_characters(
+    key: &str,
+    value: &str,
+    position: Position,
+    findings: &mut Vec<Finding>,
+) {
+    let mut found: Vec<(char, &str)> = Vec::new();
+    for c in value.chars() {
+        if let Some(kind) = hidden_character(c) {
+            if !found.iter().any(|(seen, _)| *seen == c) {
+                found.push((c, kind));
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let listed: Vec<String> = found
+        .iter()
+        .map(|(c, kind)| format!("U+{:04X} ({kind})", u32::from(*c)))
+        .collect();
+    findings.push(Finding::new(
+        Code::ControlCharacter,
+        position,
+        format!(
+            "`{key}` contains {}; such characters are invisible or reorder text in an agent's prompt and in terminals — remove them (check escapes such as `\\u202e` in quoted values)",
+            listed.join(", ")
+        ),
+    ));
 }
 
 /// Does the description tell an agent *when* to reach for the skill?
@@ -495,6 +579,91 @@ mod tests {
         assert_eq!(codes(&long, &long), vec![Code::NameTooLong]);
         // NFKC: decomposed name matches a composed folder.
         assert!(!codes("cafe\u{301}", "café").contains(&Code::NameMismatch));
+    }
+
+    fn mismatch_message(name: &str, folder: &str) -> String {
+        let fields = Fields {
+            name: Some(name.into()),
+            description: Some("Does x. Use when y.".into()),
+            ..Fields::default()
+        };
+        check_fields(&fields, folder)
+            .into_iter()
+            .find(|f| f.code == Code::NameMismatch)
+            .expect("a name-mismatch finding")
+            .message
+    }
+
+    #[test]
+    fn name_mismatch_offers_only_valid_names() {
+        let both = mismatch_message("a", "b");
+        assert!(
+            both.contains("rename the folder to `a` or set `name: b`"),
+            "{both}"
+        );
+        for folder in ["data_tools", "Mixed", "-x", "a--b"] {
+            let message = mismatch_message("data-tools", folder);
+            assert!(
+                !message.contains("set `name:"),
+                "{folder}: suggests an invalid name: {message}"
+            );
+            assert!(
+                message.contains("rename the folder to `data-tools`"),
+                "{message}"
+            );
+        }
+        let message = mismatch_message("Data Tools", "data-tools");
+        assert!(message.ends_with("set `name: data-tools`"), "{message}");
+        let message = mismatch_message("Data Tools", "data_tools");
+        assert!(
+            message.ends_with("rename the folder to `data-tools` and set `name: data-tools`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_reported() {
+        let check = |name: &str, description: &str| {
+            let fields = Fields {
+                name: Some(name.into()),
+                description: Some(description.into()),
+                ..Fields::default()
+            };
+            check_fields(&fields, name)
+                .into_iter()
+                .filter(|f| f.code == Code::ControlCharacter)
+                .map(|f| f.message)
+                .collect::<Vec<_>>()
+        };
+        let found = check(
+            "x4",
+            "Use when \u{0} nul \u{1b}[31m red \u{202e} rtl \u{0} again",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("`description` contains U+0000 (a control character), U+001B (a control character), U+202E (a bidirectional override)"),
+            "{}",
+            found[0]
+        );
+        assert!(found[0].contains("remove them"), "{}", found[0]);
+        for c in [
+            '\u{7f}', '\u{9b}', '\u{1c}', '\u{202a}', '\u{2066}', '\u{2069}',
+        ] {
+            assert_eq!(
+                check("x", &format!("Use when {c}.")).len(),
+                1,
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
+        assert_eq!(check("a\u{202d}b", "Use when y.").len(), 1);
+        // Whitespace the normaliser collapses, and ordinary marks, pass.
+        for text in [
+            "Use when\ttabs\nand lines\r\u{b}\u{c}\u{85}.",
+            "Use when \u{200f} é 技能.",
+        ] {
+            assert!(check("x", text).is_empty(), "{text:?}");
+        }
     }
 
     #[test]

@@ -5,8 +5,11 @@
 //! that make real-world skills load: a UTF-8 byte-order mark is skipped, CRLF
 //! works, delimiters are `---` lines (a `---` inside a value is text), and the
 //! most common breakage — an unquoted value containing `: ` — is repaired by
-//! quoting the value and retrying, with a warning. Aliases are counted before
-//! parsing so an alias bomb costs nothing.
+//! quoting the value and retrying, with a warning; a known key indented under
+//! the previous value is moved back to the margin, with a warning, instead of
+//! being folded into that value. Aliases are counted before parsing so an
+//! alias bomb costs nothing. A line scan of the parsed header reports plain
+//! values that YAML 1.1 hosts (PyYAML) read differently from YAML 1.2.
 //!
 //! Why not `gray_matter`: it does not skip a BOM, its body offsets do not map
 //! to file lines, and it brings a second YAML stack. Splitting is a few lines
@@ -219,7 +222,7 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         ));
         return (None, findings);
     }
-    let (parsed, layout) = match simple_header(split.yaml) {
+    let (parsed, mut layout) = match simple_header(split.yaml) {
         Some((pairs, keys)) => (
             Ok(Header::Pairs(pairs)),
             Layout {
@@ -235,21 +238,25 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
     let value = match parsed {
         Ok(value) => value,
         Err(original) => match repair(split.yaml, &layout) {
-            Some((repaired, keys)) => match serde_yaml_ng::from_str::<Value>(&repaired) {
+            Some(repaired) => match serde_yaml_ng::from_str::<Value>(&repaired.text) {
                 Ok(value) => {
-                    for (key, line, column) in keys {
-                        findings.push(Finding::new(
-                            Code::YamlRepaired,
-                            at(line, column),
-                            format!(
-                                "the value of `{key}` contains `: ` without quotes, which is invalid YAML; it was read as plain text — wrap the value in quotes"
-                            ),
-                        ));
+                    for (code, line, column, message) in repaired.notes {
+                        findings.push(Finding::new(code, at(line, column), message));
+                    }
+                    if let Some(keys) = repaired.keys {
+                        layout.keys = keys;
                     }
                     Header::Value(value)
                 }
                 Err(_) => {
                     findings.push(yaml_error(&original, split, &at));
+                    // An indented key is still worth naming: it is usually
+                    // why the header does not parse.
+                    for (code, line, column, message) in repaired.notes {
+                        if code == Code::YamlIndentedKey {
+                            findings.push(Finding::new(code, at(line, column), message));
+                        }
+                    }
                     return (None, findings);
                 }
             },
@@ -282,6 +289,10 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
             return (None, findings);
         }
     };
+
+    for (line, column, message) in yaml11_findings(split.yaml) {
+        findings.push(Finding::new(Code::Yaml11Value, at(line, column), message));
+    }
 
     for (key, line, column) in &layout.comment_values {
         findings.push(Finding::new(
@@ -405,12 +416,10 @@ fn yaml_error(
         if let Some(j) = rest.find(" at line ") {
             context = rest[..j].to_string();
             // An unclosed quote or bracket is reported where the input ran
-            // out; the place to fix is where it opened. Other errors (a tab)
-            // are where the library says.
-            let opened_elsewhere =
-                message.contains("end of stream") || context.contains("quoted scalar");
+            // out; the place to fix is where it opened. Other errors (a tab,
+            // a bad escape inside a closed quote) are where the library says.
             if let (true, Some((l, c))) = (
-                opened_elsewhere,
+                message.contains("end of stream"),
                 parse_line_column(&rest[j + " at line ".len()..]),
             ) {
                 (line, column) = (l, c);
@@ -418,14 +427,30 @@ fn yaml_error(
         }
     }
     let all = format!("{message} {context}");
-    let hint = if all.contains("tab") {
+    let mut duplicate_hint = None;
+    if let Some(key) = duplicate_key(&message) {
+        // The library points at the start of the mapping that holds the
+        // duplicate; the author has to look at the second occurrence.
+        if let Some((first, second)) = find_duplicate(split.yaml, line, column, &key) {
+            (line, column) = (second.line, second.column);
+            duplicate_hint = Some(format!(
+                "`{key}` is already set on line {}; keep one of the two",
+                at(first.line, first.column).line
+            ));
+        }
+    }
+    let hint = if let Some(hint) = &duplicate_hint {
+        hint.as_str()
+    } else if message.contains("duplicate entry") {
+        "remove one of the duplicate keys"
+    } else if all.contains("tab") {
         "indent with spaces, not tabs"
-    } else if all.contains("quoted scalar") {
+    } else if message.contains("escape") && context.contains("quoted scalar") {
+        "inside double quotes a backslash starts an escape such as `\\n` or `\\u00e9`: write `\\\\` for a backslash, or use single quotes"
+    } else if all.contains("quoted scalar") && message.contains("end of stream") {
         "close the quote, or remove it"
     } else if all.contains("mapping values") {
         "quote the value: it contains `: `"
-    } else if all.contains("duplicate") {
-        "remove one of the duplicate keys"
     } else if all.contains("flow") {
         "close the `[` or `{` on the same value"
     } else {
@@ -449,6 +474,82 @@ fn yaml_error(
         position,
         format!("invalid YAML in front matter: {message} — {hint}"),
     )
+}
+
+/// The key named by a "duplicate entry with key …" message, unquoted.
+fn duplicate_key(message: &str) -> Option<String> {
+    let (_, key) = message.split_once("duplicate entry with key ")?;
+    let key = key.trim();
+    Some(
+        key.strip_prefix('"')
+            .and_then(|k| k.strip_suffix('"'))
+            .unwrap_or(key)
+            .to_string(),
+    )
+}
+
+/// The first and second occurrence of `key` in the block mapping whose
+/// first key is at (`line`, `column`) of the header (1-based). `None` when
+/// the mapping is not a block mapping this line scan can follow (a flow
+/// map `{a: 1, a: 2}`); the caller keeps the library's position then.
+fn find_duplicate(yaml: &str, line: u32, column: u32, key: &str) -> Option<(Position, Position)> {
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let start = (line as usize).checked_sub(1)?;
+    // Byte offset of the mapping's column on its first line (the line may
+    // start with `- ` or hold multi-byte text before it).
+    let first_line = lines.get(start)?;
+    let indent = first_line
+        .char_indices()
+        .nth(column.saturating_sub(1) as usize)
+        .map(|(i, _)| i)?;
+    let mut found: Vec<Position> = Vec::new();
+    for (index, text) in lines.iter().enumerate().skip(start) {
+        let trimmed = text.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let entry = if index == start {
+            &text[indent..]
+        } else {
+            let this_indent = text.len() - trimmed.len();
+            if this_indent < indent {
+                break;
+            }
+            if this_indent > indent {
+                continue;
+            }
+            trimmed
+        };
+        if entry_key(entry).as_deref() == Some(key) {
+            found.push(Position {
+                line: index as u32 + 1,
+                column: char_column(text, text.len() - entry.len()),
+            });
+            if found.len() == 2 {
+                return Some((found[0], found[1]));
+            }
+        }
+    }
+    None
+}
+
+/// The key of a block mapping entry `key: value` (quotes removed).
+fn entry_key(entry: &str) -> Option<String> {
+    for quote in ['"', '\''] {
+        if let Some(rest) = entry.strip_prefix(quote) {
+            let end = rest.find(quote)?;
+            let after = rest[end + 1..].trim_start_matches(' ');
+            return after.starts_with(':').then(|| rest[..end].to_string());
+        }
+    }
+    let colon = entry
+        .match_indices(':')
+        .map(|(i, _)| i)
+        .find(|&i| entry[i + 1..].is_empty() || entry[i + 1..].starts_with([' ', '\t']))?;
+    Some(entry[..colon].trim_end().to_string())
 }
 
 /// Parse "N column M…" into (N, M).
@@ -671,6 +772,9 @@ struct Layout {
     /// Top-level plain values: (key, first line index, last line index, value column).
     plain: Vec<(String, usize, usize, usize)>,
     comment_values: Vec<(String, u32, u32)>,
+    /// Known keys indented under a one-line value, which YAML reads as part
+    /// of that value: (line index, indentation in bytes, key, parent key).
+    indented_keys: Vec<(usize, usize, String, String)>,
 }
 
 fn top_level_key(line: &str) -> Option<(&str, usize)> {
@@ -728,6 +832,25 @@ fn scan_layout(yaml: &str) -> Layout {
                 '"', '\'', '|', '>', '[', '{', '&', '*', '!', '%', '#', '-', '?',
             ])
             || value.starts_with(['@', '`']);
+        let one_line_quoted = value.len() >= 2
+            && ['"', '\'']
+                .iter()
+                .any(|&q| value.starts_with(q) && value.ends_with(q));
+        if is_plain || one_line_quoted {
+            for (index, next) in lines.iter().enumerate().take(last + 1).skip(i + 1) {
+                let text = next.trim_start_matches(' ');
+                if let Some((indented, _)) = top_level_key(text) {
+                    if SPEC_KEYS.contains(&indented) || CLIENT_KEYS.contains(&indented) {
+                        layout.indented_keys.push((
+                            index,
+                            next.len() - text.len(),
+                            indented.to_string(),
+                            key.to_string(),
+                        ));
+                    }
+                }
+            }
+        }
         if is_plain {
             layout.plain.push((key.to_string(), i, last, value_start));
             if let Some(hash) = value.find(" #") {
@@ -748,19 +871,103 @@ fn char_column(line: &str, byte: usize) -> u32 {
     line.get(..byte).map_or(byte, |s| s.chars().count()) as u32 + 1
 }
 
+/// A finding of the repair: (code, line, column, message) in header
+/// coordinates.
+type RepairNote = (Code, u32, u32, String);
+
+/// A header rewritten so that the YAML parser reads what the author meant.
+struct Repaired {
+    text: String,
+    notes: Vec<RepairNote>,
+    /// Key positions when lines moved (an indented key was dedented).
+    keys: Option<KeyPositions>,
+}
+
+/// Repair the two common breakages of a header that does not parse:
+/// a known key indented under the previous value (the key is moved back to
+/// the margin) and an unquoted value holding `: ` (the value is quoted,
+/// continuation lines folded the way YAML would). `None` when neither
+/// applies.
+fn repair(yaml: &str, layout: &Layout) -> Option<Repaired> {
+    if layout.indented_keys.is_empty() {
+        let (text, notes) = quote_values(yaml, layout)?;
+        return Some(Repaired {
+            text,
+            notes,
+            keys: None,
+        });
+    }
+    // Dedent first: a key indented under `description` must not be folded
+    // into the description by the quoting below.
+    let mut removed: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut notes = Vec::new();
+    for (index, indent, key, parent) in &layout.indented_keys {
+        removed.insert(*index, *indent as u32);
+        notes.push((
+            Code::YamlIndentedKey,
+            *index as u32 + 1,
+            *indent as u32 + 1,
+            format!(
+                "`{key}` is indented, so YAML reads it as part of the value of `{parent}` and the header is invalid YAML; skilldex read it as a key — remove the spaces before `{key}:`"
+            ),
+        ));
+    }
+    let dedented: String = yaml
+        .split('\n')
+        .enumerate()
+        .map(|(index, line)| {
+            if removed.contains_key(&index) {
+                line.trim_start_matches(' ')
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let shift =
+        |line: u32, column: u32| column + removed.get(&(line as usize - 1)).copied().unwrap_or(0);
+    let moved = scan_layout(&dedented);
+    let keys = moved
+        .keys
+        .iter()
+        .map(|(key, position)| {
+            (
+                key.clone(),
+                Position {
+                    line: position.line,
+                    column: shift(position.line, position.column),
+                },
+            )
+        })
+        .collect();
+    let text =
+        match quote_values(&dedented, &moved) {
+            Some((text, quoted)) => {
+                notes.extend(quoted.into_iter().map(|(code, line, column, message)| {
+                    (code, line, shift(line, column), message)
+                }));
+                text
+            }
+            None => dedented,
+        };
+    Some(Repaired {
+        text,
+        notes,
+        keys: Some(keys),
+    })
+}
+
 /// Quote every top-level plain value that holds `: ` (or starts with a
 /// reserved indicator), folding its continuation lines the way YAML would.
-/// Returns the repaired text and, per repaired key, where the `: ` was.
-/// A repaired key and where its `: ` was (line, column in the header).
-type RepairedKey = (String, u32, u32);
-
-fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
+/// Returns the repaired text and a `yaml-repaired` note per value, placed
+/// at its first `: `.
+fn quote_values(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairNote>)> {
     let lines: Vec<&str> = yaml
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     let mut replaced: BTreeMap<usize, (usize, String)> = BTreeMap::new();
-    let mut repaired_keys = Vec::new();
+    let mut notes = Vec::new();
     for (key, first, last, value_start) in &layout.plain {
         let mut parts = vec![lines[*first][*value_start..].trim()];
         parts.extend(lines[first + 1..=*last].iter().map(|l| l.trim()));
@@ -772,16 +979,54 @@ fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
         if !needs {
             continue;
         }
-        let position = match lines[*first][*value_start..].find(": ") {
+        let plain_text = "without quotes, which is invalid YAML; it was read as plain text — wrap the value in quotes";
+        let note = match lines[*first][*value_start..].find(": ") {
             Some(offset) => (
                 *first as u32 + 1,
                 char_column(lines[*first], value_start + offset),
+                format!("the value of `{key}` contains `: ` {plain_text}"),
             ),
-            None => (*first as u32 + 1, char_column(lines[*first], *value_start)),
+            None => match (first + 1..=*last).find(|&i| lines[i].contains(": ")) {
+                // The `: ` is on a continuation line: point there, and if
+                // that line reads like an indented key, say so.
+                Some(index) => {
+                    let line = lines[index];
+                    let text = line.trim_start_matches(' ');
+                    let message = match top_level_key(text) {
+                        Some((word, _)) if simple_key(word) => format!(
+                            "line {} of the value of `{key}` reads like a key `{word}:` indented under it; YAML reads it as text, and without quotes it is invalid — if it is a key, remove the spaces before `{word}:`; if it is text, wrap the value in quotes",
+                            index - first + 1
+                        ),
+                        _ => format!("the value of `{key}` contains `: ` {plain_text}"),
+                    };
+                    let column = match top_level_key(text) {
+                        Some((word, _)) if simple_key(word) => {
+                            char_column(line, line.len() - text.len())
+                        }
+                        _ => char_column(line, line.find(": ").unwrap_or(0)),
+                    };
+                    (index as u32 + 1, column, message)
+                }
+                None => match (*first..=*last).find(|&i| lines[i].trim_end().ends_with(':')) {
+                    Some(index) => (
+                        index as u32 + 1,
+                        char_column(lines[index], lines[index].trim_end().len() - 1),
+                        format!("the value of `{key}` has a line ending in `:` {plain_text}"),
+                    ),
+                    None => (
+                        *first as u32 + 1,
+                        char_column(lines[*first], *value_start),
+                        format!(
+                            "the value of `{key}` starts with `{}`, which YAML reserves, {plain_text}",
+                            joined.chars().next().unwrap_or(' ')
+                        ),
+                    ),
+                },
+            },
         };
         let quoted = format!("{key}: '{}'", joined.replace('\'', "''"));
         replaced.insert(*first, (*last, quoted));
-        repaired_keys.push((key.clone(), position.0, position.1));
+        notes.push((Code::YamlRepaired, note.0, note.1, note.2));
     }
     if replaced.is_empty() {
         return None;
@@ -799,7 +1044,423 @@ fn repair(yaml: &str, layout: &Layout) -> Option<(String, Vec<RepairedKey>)> {
             i += 1;
         }
     }
-    Some((out, repaired_keys))
+    Some((out, notes))
+}
+
+/// Who reads YAML 1.1, named in messages.
+const YAML11_HOSTS: &str = "YAML 1.1 hosts (PyYAML: fast-agent, FastMCP)";
+
+/// Plain (unquoted) scalars and merge keys of the header that YAML 1.1
+/// readers take differently from skilldex's YAML 1.2: `yes`/`on` as
+/// booleans, dates, octal `010`, base-60 `1:30`, and `<<` merges; and
+/// `.inf`/`.nan`, floats JSON cannot carry. Returns (line, column, message)
+/// in header coordinates.
+///
+/// The header has already parsed, so this line scan can rely on its
+/// structure: it skips block scalars, multi-line plain and quoted scalars
+/// (their text is never one of these tokens) and reads flow collections
+/// token by token.
+fn yaml11_findings(yaml: &str) -> Vec<(u32, u32, String)> {
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut out = Vec::new();
+    // Lines indented deeper than this continue a scalar: skip them.
+    let mut skip_deeper: Option<usize> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        match skip_deeper {
+            Some(limit) if indent > limit => {
+                i += 1;
+                continue;
+            }
+            _ => skip_deeper = None,
+        }
+        // `- ` sequence entries, possibly nested on one line.
+        let mut pos = indent;
+        let mut parent = indent;
+        while line[pos..] == *"-" || line[pos..].starts_with("- ") || line[pos..].starts_with("-\t")
+        {
+            parent = pos;
+            pos += 1;
+            pos += line[pos..].len() - line[pos..].trim_start_matches([' ', '\t']).len();
+        }
+        let mut value_at = pos;
+        if let Some((key, value_start)) = block_key(&line[pos..]) {
+            if !key.starts_with(['"', '\'']) {
+                if let Some(message) = yaml11_key_message(key) {
+                    out.push((i as u32 + 1, char_column(line, pos), message));
+                }
+            }
+            parent = pos;
+            value_at = pos + value_start;
+        }
+        i = yaml11_value(&lines, i, value_at, parent, &mut skip_deeper, &mut out);
+    }
+    out
+}
+
+/// A block mapping entry's key and where its value starts, relative to
+/// `entry`; `None` when `entry` is not `key: value` / `key:`.
+fn block_key(entry: &str) -> Option<(&str, usize)> {
+    if entry.starts_with(['[', '{', '?', '|', '>', '*', '!', '&', '#']) {
+        return None;
+    }
+    let key_end = if let Some(quote) = entry.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+        let close = closing_quote(entry, 1, quote)?;
+        let after = entry[close + 1..].trim_start_matches([' ', '\t']);
+        if !after.starts_with(':') {
+            return None;
+        }
+        entry.len() - after.len()
+    } else {
+        let mut found = None;
+        for (index, _) in entry.match_indices(':') {
+            let before = &entry[..index];
+            if before.contains(" #") || before.contains("\t#") {
+                return None;
+            }
+            let next = entry[index + 1..].chars().next();
+            if next.is_none_or(|c| c == ' ' || c == '\t') {
+                found = Some(index);
+                break;
+            }
+        }
+        found?
+    };
+    let after = &entry[key_end + 1..];
+    let value_start = key_end + 1 + (after.len() - after.trim_start_matches([' ', '\t']).len());
+    Some((entry[..key_end].trim_end(), value_start))
+}
+
+/// Byte offset of the quote closing a scalar opened by `quote` before
+/// `from`, on this line.
+fn closing_quote(text: &str, from: usize, quote: char) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < bytes.len() {
+        match (quote, bytes[i]) {
+            ('"', b'\\') => i += 2,
+            ('"', b'"') => return Some(i),
+            ('\'', b'\'') if bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            ('\'', b'\'') => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Check the value starting at byte `at` of line `i`; returns the index of
+/// the next line to read.
+fn yaml11_value(
+    lines: &[&str],
+    i: usize,
+    at: usize,
+    parent: usize,
+    skip_deeper: &mut Option<usize>,
+    out: &mut Vec<(u32, u32, String)>,
+) -> usize {
+    let line = lines[i];
+    let mut at = at;
+    // Anchors name the value; a tag decides its type, so a tagged value is
+    // read alike everywhere.
+    while line[at..].starts_with('&') {
+        let rest = &line[at..];
+        let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+        at += end + (rest[end..].len() - rest[end..].trim_start_matches([' ', '\t']).len());
+    }
+    let value = &line[at..];
+    let value_end = [" #", "\t#"]
+        .iter()
+        .filter_map(|c| value.find(c))
+        .min()
+        .unwrap_or(value.len());
+    let value = value[..value_end].trim_end();
+    if value.is_empty() || value.starts_with(['*', '!', '#']) {
+        return i + 1;
+    }
+    if value.starts_with(['|', '>']) {
+        *skip_deeper = Some(parent);
+        return i + 1;
+    }
+    if let Some(quote) = value.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+        // Follow a quoted scalar to its closing quote, across lines.
+        let mut from = at + 1;
+        for (j, text) in lines.iter().enumerate().skip(i) {
+            if closing_quote(text, from, quote).is_some() {
+                return j + 1;
+            }
+            from = 0;
+        }
+        return lines.len();
+    }
+    if value.starts_with(['[', '{']) {
+        return yaml11_flow(lines, i, at, out);
+    }
+    // A plain scalar continued on deeper lines is prose, not a token.
+    let continued = lines[i + 1..]
+        .iter()
+        .map(|l| (l, l.trim_start_matches(' ')))
+        .find(|(_, t)| !t.is_empty() && !t.starts_with('#'))
+        .is_some_and(|(l, t)| l.len() - t.len() > parent);
+    if continued {
+        *skip_deeper = Some(parent);
+    } else if let Some(message) = yaml11_value_message(value) {
+        out.push((i as u32 + 1, char_column(line, at), message));
+    }
+    i + 1
+}
+
+/// Read a flow collection starting at byte `at` of line `i`, checking each
+/// plain token; returns the index of the line after it.
+fn yaml11_flow(lines: &[&str], i: usize, at: usize, out: &mut Vec<(u32, u32, String)>) -> usize {
+    let mut depth = 0usize;
+    let mut token = String::new();
+    let mut start: Option<(usize, usize)> = None;
+    let mut quoted = false;
+    let mut flush = |token: &mut String,
+                     start: &mut Option<(usize, usize)>,
+                     quoted: &mut bool,
+                     is_key: bool| {
+        let text = token.trim();
+        let mut text = text;
+        while text.starts_with('&') {
+            text = text
+                .find([' ', '\t'])
+                .map_or("", |end| text[end..].trim_start());
+        }
+        if let (false, Some((line, byte))) = (*quoted || text.starts_with(['!', '*']), *start) {
+            let message = if is_key {
+                yaml11_key_message(text)
+            } else {
+                yaml11_value_message(text)
+            };
+            if let Some(message) = message {
+                out.push((line as u32 + 1, char_column(lines[line], byte), message));
+            }
+        }
+        token.clear();
+        *start = None;
+        *quoted = false;
+    };
+    for (j, line) in lines.iter().enumerate().skip(i) {
+        let from = if j == i { at } else { 0 };
+        let mut chars = line[from..]
+            .char_indices()
+            .map(|(k, c)| (k + from, c))
+            .peekable();
+        let mut previous = ' ';
+        while let Some((k, c)) = chars.next() {
+            match c {
+                '"' | '\'' if token.trim().is_empty() => {
+                    quoted = true;
+                    start.get_or_insert((j, k));
+                    let close = closing_quote(line, k + 1, c).unwrap_or(line.len());
+                    while chars.peek().is_some_and(|(n, _)| *n <= close) {
+                        chars.next();
+                    }
+                    token.push('"');
+                }
+                '[' | '{' => {
+                    depth += 1;
+                    flush(&mut token, &mut start, &mut quoted, false);
+                }
+                ']' | '}' => {
+                    flush(&mut token, &mut start, &mut quoted, false);
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return j + 1;
+                    }
+                }
+                ',' => flush(&mut token, &mut start, &mut quoted, false),
+                ':' if chars
+                    .peek()
+                    .is_none_or(|(_, n)| matches!(n, ' ' | '\t' | ',' | ']' | '}')) =>
+                {
+                    flush(&mut token, &mut start, &mut quoted, true)
+                }
+                '#' if previous == ' ' || previous == '\t' => break,
+                _ => {
+                    if !c.is_whitespace() {
+                        start.get_or_insert((j, k));
+                    }
+                    token.push(c);
+                }
+            }
+            previous = c;
+        }
+        token.push(' ');
+    }
+    lines.len()
+}
+
+/// What YAML 1.1 hosts make of a plain key that is not a string to them.
+fn yaml11_key_message(key: &str) -> Option<String> {
+    if key == "<<" {
+        return Some(format!(
+            "`<<` is a merge key: {YAML11_HOSTS} copy the keys of the referenced map into this one, while skilldex (YAML 1.2) keeps `<<` as an ordinary key — write the keys out instead of merging"
+        ));
+    }
+    let reading = yaml11_reading(key)?;
+    Some(format!(
+        "the key `{key}` is read as {reading} by {YAML11_HOSTS}, but as the text \"{key}\" by skilldex (YAML 1.2) — quote it: `\"{key}\":`"
+    ))
+}
+
+/// What YAML 1.1 hosts make of a plain value that is not a string to them.
+fn yaml11_value_message(value: &str) -> Option<String> {
+    let unsigned = value.trim_start_matches(['-', '+']);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(value, ".nan" | ".NaN" | ".NAN") {
+        return Some(format!(
+            "`{value}` is read as a floating-point {} by skilldex and {YAML11_HOSTS} alike, and JSON cannot carry it, so the MCP server cannot serve this front matter — quote it: `\"{value}\"`",
+            if unsigned.eq_ignore_ascii_case(".inf") { "infinity" } else { "NaN" }
+        ));
+    }
+    let reading = yaml11_reading(value)?;
+    Some(format!(
+        "`{value}` is read as {reading} by {YAML11_HOSTS}, but as the text \"{value}\" by skilldex (YAML 1.2) — quote it: `\"{value}\"`"
+    ))
+}
+
+/// How YAML 1.1 (PyYAML) reads a plain scalar that YAML 1.2 reads as
+/// text; `None` when both read it alike. The boolean words count in the
+/// three spellings YAML 1.1 defines (`yes`, `Yes`, `YES`); PyYAML reads
+/// `yEs`, `y` and `n` as text, so they are not reported.
+fn yaml11_reading(token: &str) -> Option<String> {
+    match token {
+        "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Some("the boolean true".into()),
+        "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Some("the boolean false".into()),
+        _ => {}
+    }
+    if let Some(kind) = yaml11_timestamp(token) {
+        return Some(kind.into());
+    }
+    let digits = token.strip_prefix(['-', '+']).unwrap_or(token);
+    let negative = token.starts_with('-');
+    let sign = if negative { "-" } else { "" };
+    let is_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    // Octal: 0[0-7_]+.
+    if digits.len() > 1
+        && digits.starts_with('0')
+        && digits
+            .bytes()
+            .all(|b| (b'0'..=b'7').contains(&b) || b == b'_')
+    {
+        let value = digits.bytes().filter(|b| *b != b'_').fold(0u128, |n, b| {
+            n.saturating_mul(8).saturating_add(u128::from(b - b'0'))
+        });
+        return Some(format!("the octal number {sign}{value}"));
+    }
+    // Base 60: [1-9][0-9_]*(:[0-5]?[0-9])+, optionally with a fraction.
+    if let Some((head, tail)) = digits.split_once(':') {
+        let (tail, fraction) = match tail.split_once('.') {
+            Some((t, f)) if f.bytes().all(|b| b.is_ascii_digit() || b == b'_') => (t, true),
+            Some(_) => return None,
+            None => (tail, false),
+        };
+        let parts_ok = tail.split(':').all(|p| {
+            matches!(p.len(), 1 | 2)
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || p.as_bytes()[0] <= b'5')
+        });
+        let head_ok = is_digits(head)
+            && head.as_bytes()[0].is_ascii_digit()
+            && (fraction || head.as_bytes()[0] != b'0');
+        if head_ok && parts_ok {
+            let value = std::iter::once(head)
+                .chain(tail.split(':'))
+                .map(|p| p.replace('_', "").parse::<u128>().unwrap_or(0))
+                .fold(0u128, |n, p| n.saturating_mul(60).saturating_add(p));
+            return Some(if fraction {
+                "a base-60 number".to_string()
+            } else {
+                format!("the base-60 number {sign}{value}")
+            });
+        }
+        return None;
+    }
+    // Digits with underscores: 1_000.
+    if digits.contains('_') && is_digits(digits) && digits.as_bytes()[0].is_ascii_digit() {
+        return Some(format!("the number {sign}{}", digits.replace('_', "")));
+    }
+    None
+}
+
+/// `Some("a date")` / `Some("a date and time")` when YAML 1.1 reads `token`
+/// as a timestamp.
+fn yaml11_timestamp(token: &str) -> Option<&'static str> {
+    let b = token.as_bytes();
+    let digits = |from: usize, min: usize, max: usize| -> Option<usize> {
+        let n = b[from.min(b.len())..]
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        (n >= min).then_some(from + n)
+    };
+    let year = digits(0, 4, 4)?;
+    if b.get(year) != Some(&b'-') {
+        return None;
+    }
+    let month = digits(year + 1, 1, 2)?;
+    if b.get(month) != Some(&b'-') {
+        return None;
+    }
+    let day = digits(month + 1, 1, 2)?;
+    if day == b.len() {
+        // A date alone needs two-digit month and day.
+        return (month - year == 3 && day - month == 3).then_some("a date");
+    }
+    let mut i = day;
+    if matches!(b[i], b'T' | b't') {
+        i += 1;
+    } else {
+        let spaces = b[i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        if spaces == 0 {
+            return None;
+        }
+        i += spaces;
+    }
+    let hour = digits(i, 1, 2)?;
+    if b.get(hour) != Some(&b':') {
+        return None;
+    }
+    let minute = digits(hour + 1, 2, 2)?;
+    if b.get(minute) != Some(&b':') {
+        return None;
+    }
+    let mut i = digits(minute + 1, 2, 2)?;
+    if b.get(i) == Some(&b'.') {
+        i += 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    }
+    i += b[i..]
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count();
+    if i < b.len() {
+        if b[i] == b'Z' {
+            i += 1;
+        } else if matches!(b[i], b'+' | b'-') {
+            i = digits(i + 1, 1, 2)?;
+            if b.get(i) == Some(&b':') {
+                i = digits(i + 1, 2, 2)?;
+            }
+        } else {
+            return None;
+        }
+    }
+    (i == b.len()).then_some("a date and time")
 }
 
 /// Text of a scalar (strings, numbers, booleans); `None` for null,
@@ -902,9 +1563,25 @@ pub fn strict_json(text: &str) -> Result<serde_json::Map<String, serde_json::Val
                 "`{key}` holds a map whose keys are not all strings"
             ));
         }
+        if let Some(number) = non_finite_number(value) {
+            return Err(format!(
+                "`{key}` holds `{number}`, a YAML float that JSON cannot carry — quote it to make it text"
+            ));
+        }
         out.insert(key.clone(), to_json(value));
     }
     Ok(out)
+}
+
+/// The first infinity or NaN in `value`, as YAML writes it.
+fn non_finite_number(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(n) if n.is_infinite() || n.is_nan() => Some(n.to_string()),
+        Value::Mapping(map) => map.values().find_map(non_finite_number),
+        Value::Sequence(items) => items.iter().find_map(non_finite_number),
+        Value::Tagged(tagged) => non_finite_number(&tagged.value),
+        _ => None,
+    }
 }
 
 fn contains_non_string_keys(value: &Value) -> bool {
@@ -1007,6 +1684,76 @@ mod tests {
     }
 
     #[test]
+    fn colon_in_continuation_line_points_at_that_line() {
+        let (_, findings) = fields("---\ndescription: first\n  then: second\n---\n");
+        assert_eq!(findings[0].position, Position { line: 3, column: 3 });
+        assert!(
+            findings[0].message.contains("reads like a key `then:`"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn indented_known_key_is_read_as_a_key_with_a_warning() {
+        let (f, findings) =
+            fields("---\nname: foo\ndescription: Use when x\n  license: MIT\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.description.as_deref(), Some("Use when x"));
+        assert_eq!(f.license.as_deref(), Some("MIT"));
+        assert_eq!(
+            f.position("license"),
+            Position {
+                line: 4,
+                column: 12
+            }
+        );
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].code, Code::YamlIndentedKey);
+        assert_eq!(findings[0].position, Position { line: 4, column: 3 });
+        let message = &findings[0].message;
+        assert!(message.contains("`license` is indented"), "{message}");
+        assert!(message.contains("value of `description`"), "{message}");
+        assert!(message.contains("remove the spaces"), "{message}");
+
+        // The worse variant: the description would vanish into `name`.
+        let (f, findings) = fields("---\nname: x\n  description: Use when y\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.name.as_deref(), Some("x"));
+        assert_eq!(f.description.as_deref(), Some("Use when y"));
+        assert_eq!(
+            f.position("description"),
+            Position {
+                line: 3,
+                column: 16
+            }
+        );
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].position, Position { line: 3, column: 3 });
+        assert!(findings[0].message.contains("value of `name`"));
+
+        // After a quoted value, and with a `: ` to quote in the moved key.
+        let (f, findings) =
+            fields("---\nname: b\ndescription: \"Use when x\"\n  license: MIT: y\n---\n");
+        let f = f.unwrap();
+        assert_eq!(f.license.as_deref(), Some("MIT: y"));
+        let got: Vec<_> = findings.iter().map(|f| (f.code, f.position)).collect();
+        assert_eq!(
+            got,
+            [
+                (Code::YamlIndentedKey, Position { line: 4, column: 3 }),
+                (
+                    Code::YamlRepaired,
+                    Position {
+                        line: 4,
+                        column: 15
+                    }
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn block_scalars() {
         let (f, _) = fields("---\ndescription: >-\n  one\n  two\n---\n");
         assert_eq!(f.unwrap().description.as_deref(), Some("one two"));
@@ -1055,6 +1802,57 @@ mod tests {
             "{}",
             findings[0].message
         );
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_second_occurrence() {
+        let (f, findings) = fields(
+            "---\nname: d\nlicense: MIT\ncompatibility: x\ndescription: a\nmetadata:\n  k: v\ndescription: b\n---\n",
+        );
+        assert!(f.is_none());
+        assert_eq!(findings[0].code, Code::YamlInvalid);
+        assert_eq!(findings[0].position, Position { line: 8, column: 1 });
+        assert!(
+            findings[0]
+                .message
+                .contains("`description` is already set on line 5; keep one of the two"),
+            "{}",
+            findings[0].message
+        );
+        let (_, findings) = fields("---\nname: d\nmetadata:\n  k: v\n  j: w\n  \"k\": x\n---\n");
+        assert_eq!(findings[0].position, Position { line: 6, column: 3 });
+        assert!(
+            findings[0].message.contains("line 4"),
+            "{}",
+            findings[0].message
+        );
+        let (_, findings) = fields(
+            "---\nname: d\nmetadata:\n  a:\n    k: v\n    deeper:\n      k: 1\n    k: x\n---\n",
+        );
+        assert_eq!(findings[0].position, Position { line: 8, column: 5 });
+        let (_, findings) = fields("---\nname: d\nlist:\n  - a: 1\n    b: 2\n    a: 3\n---\n");
+        assert_eq!(findings[0].position, Position { line: 6, column: 5 });
+        // A flow map keeps the library's position (its opening brace).
+        let (_, findings) = fields("---\nname: d\nx: {a: 1, a: 2}\n---\n");
+        assert_eq!(findings[0].code, Code::YamlInvalid);
+        assert_eq!(findings[0].position, Position { line: 3, column: 4 });
+    }
+
+    #[test]
+    fn bad_escape_points_at_the_escape_and_says_so() {
+        let (f, findings) = fields("---\nname: d\ndescription: \"Use when \\q\"\n---\n");
+        assert!(f.is_none());
+        let message = &findings[0].message;
+        assert_eq!(
+            findings[0].position,
+            Position {
+                line: 3,
+                column: 24
+            }
+        );
+        assert!(!message.contains("close the quote"), "{message}");
+        assert!(message.contains("escape"), "{message}");
+        assert!(message.contains("single quotes"), "{message}");
     }
 
     #[test]
@@ -1141,6 +1939,101 @@ mod tests {
                     .unwrap_or_else(|e| panic!("fast path accepted invalid YAML {yaml:?}: {e}"));
                 proptest::prop_assert_eq!(Value::Mapping(fast.into_iter().collect()), slow, "{:?}", yaml);
             }
+        }
+    }
+
+    /// (line, column, first words) of the yaml11-value findings.
+    fn yaml11(text: &str) -> Vec<(u32, u32, String)> {
+        let (f, findings) = fields(text);
+        assert!(f.is_some(), "{findings:?}");
+        findings
+            .into_iter()
+            .filter(|f| f.code == Code::Yaml11Value)
+            .map(|f| (f.position.line, f.position.column, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn yaml11_readings_are_reported_where_the_value_is() {
+        let found = yaml11(
+            "---\nname: a\ndescription: Use when x\nlicense: 2024-01-01\nmetadata:\n  enabled: yes\n  at: 2024-01-01 10:00:00\n  mode: 010\n  time: 1:30\n  lim: .inf\ntags: [Off, \"no\", {on: 1}]\nbase: &b {x: 1}\nother:\n  <<: *b\nlist:\n  - NO\n  - k: 0777\n---\n",
+        );
+        let at: Vec<(u32, u32)> = found.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(
+            at,
+            [
+                (4, 10),
+                (6, 12),
+                (7, 7),
+                (8, 9),
+                (9, 9),
+                (10, 8),
+                (11, 8),
+                (11, 20),
+                (14, 3),
+                (16, 5),
+                (17, 8)
+            ],
+            "{found:#?}"
+        );
+        let message = |line: u32, column: u32| {
+            &found
+                .iter()
+                .find(|(l, c, _)| (*l, *c) == (line, column))
+                .unwrap()
+                .2
+        };
+        assert!(message(4, 10).contains("`2024-01-01` is read as a date by YAML 1.1 hosts (PyYAML: fast-agent, FastMCP), but as the text \"2024-01-01\" by skilldex"));
+        assert!(message(4, 10).ends_with("quote it: `\"2024-01-01\"`"));
+        assert!(message(6, 12).contains("the boolean true"));
+        assert!(message(7, 7).contains("a date and time"));
+        assert!(message(8, 9).contains("the octal number 8"));
+        assert!(message(9, 9).contains("the base-60 number 90"));
+        assert!(message(10, 8).contains("JSON cannot carry"));
+        assert!(message(11, 20).contains("the key `on`"));
+        assert!(message(14, 3).contains("merge key"));
+        assert!(message(17, 8).contains("the octal number 511"));
+    }
+
+    #[test]
+    fn yaml11_leaves_text_alone() {
+        for header in [
+            "name: a\ndescription: Use when x\n",
+            "description: \"yes\"\nlicense: '2024-01-01'\n",
+            "description: |\n  on: yes\n  010\n",
+            "description: >-\n  yes\n",
+            "description: first\n  yes\n",
+            "description: \"multi\n  on: yes\"\n",
+            "description: url http://x:80 and 1:30 pm\n",
+            "a: y\nb: n\nc: yEs\nd: 1e3\ne: 0b11\nf: 0x1F\ng: 10\nh: 1.5\ni: true\nj: 2024-1-1\nk: 09\n",
+            "a: !!str yes\nb: &x on-call\nc: [\"on\", 'off', x y]\n",
+            "metadata:\n  version: 1:3a\n  date: 2024-01-01x\n",
+        ] {
+            let text = format!("---\n{header}---\n");
+            let found = yaml11(&text);
+            assert!(found.is_empty(), "{header:?}: {found:#?}");
+        }
+    }
+
+    #[test]
+    fn strict_json_refuses_floats_json_cannot_carry() {
+        let error = strict_json("---\nname: a\ndescription: d\nlim: .inf\n---\n").unwrap_err();
+        assert!(error.contains("`lim`"), "{error}");
+        assert!(error.contains("JSON cannot carry"), "{error}");
+        assert!(error.contains("quote it"), "{error}");
+        let error = strict_json("---\nname: a\ndescription: d\nmetadata:\n  x: [1, .nan]\n---\n")
+            .unwrap_err();
+        assert!(error.contains("`metadata`"), "{error}");
+        let ok = strict_json("---\nname: a\ndescription: d\nlim: \".inf\"\nn: 1.5\n---\n").unwrap();
+        assert_eq!(ok["lim"], ".inf");
+        assert_eq!(ok["n"], 1.5);
+    }
+
+    proptest::proptest! {
+        /// The YAML 1.1 scan is a line scan over any text: it never panics.
+        #[test]
+        fn yaml11_scan_never_panics(text in "[-a-z0-9 :#'\"\\[\\]{},&*!|>.<\n\téß]{0,80}") {
+            let _ = yaml11_findings(&text);
         }
     }
 

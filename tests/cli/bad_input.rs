@@ -281,6 +281,40 @@ fn unclosed_quote_is_invalid_yaml_at_the_opening_quote() {
 }
 
 #[test]
+fn duplicate_keys_and_bad_escapes_point_at_the_fault() {
+    let root = fixture("bad/yaml-error-positions");
+    let (run, diags) = lint(&root, "spec");
+    // The second `description:` is on line 8; the library reports the
+    // start of the mapping (line 2), which is not where to look.
+    check(
+        only(&diags, "duplicate/SKILL.md", "yaml-invalid"),
+        "error",
+        8,
+        Some(1),
+        &["`description` is already set on line 5", "keep one"],
+    );
+    check(
+        only(&diags, "nested-duplicate/SKILL.md", "yaml-invalid"),
+        "error",
+        7,
+        Some(3),
+        &["`author` is already set on line 5", "keep one"],
+    );
+    // `"… C:\qux …"`: the quote is closed; the backslash at column 38 is
+    // the fault.
+    let d = only(&diags, "escape/SKILL.md", "yaml-invalid");
+    check(d, "error", 3, Some(38), &["escape", "single quotes"]);
+    assert!(
+        !d["message"].as_str().unwrap().contains("close the quote"),
+        "{d:#}"
+    );
+    assert_eq!(run.code, 1);
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good"]);
+}
+
+#[test]
 fn unquoted_colon_is_repaired_with_a_warning_and_text_kept() {
     let root = fixture("bad/unquoted-colon");
     let (run, diags) = lint(&root, "spec");
@@ -294,6 +328,80 @@ fn unquoted_colon_is_repaired_with_a_warning_and_text_kept() {
         skill(&render, "colon")["description"],
         "Use this skill when: the user asks about colons, e.g. key: value pairs"
     );
+}
+
+#[test]
+fn indented_key_is_named_at_its_line_and_not_folded_into_the_value() {
+    let root = fixture("bad/yaml-indented-key");
+    let (run, diags) = lint(&root, "spec");
+    check(
+        only(&diags, "license/SKILL.md", "yaml-indented-key"),
+        "warning",
+        4,
+        Some(3),
+        &[
+            "`license` is indented",
+            "`description`",
+            "remove the spaces",
+        ],
+    );
+    // `name: swallowed` then `  description: …`: the description used to
+    // vanish into the name (description-missing at 1:1).
+    check(
+        only(&diags, "swallowed/SKILL.md", "yaml-indented-key"),
+        "warning",
+        3,
+        Some(3),
+        &["`description` is indented", "`name`", "remove the spaces"],
+    );
+    assert_eq!(run.code, 0);
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "license", "swallowed"]);
+    assert_eq!(
+        skill(&render, "license")["description"],
+        "Use when checking that an indented key stays a key."
+    );
+    assert_eq!(show(&root, "license")["skill"]["license"], "MIT");
+    assert_eq!(
+        skill(&render, "swallowed")["description"],
+        "Use when checking that the description is not swallowed by the name."
+    );
+}
+
+#[test]
+fn values_yaml_1_1_hosts_read_differently_are_warned_about() {
+    let root = fixture("bad/yaml11-values");
+    let (run, diags) = lint(&root, "spec");
+    let found = about(&diags, "hosts-differ/SKILL.md");
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for d in &found {
+        assert_eq!(d["code"], "yaml11-value", "{d:#}");
+    }
+    // `  released: 2024-01-01` and `  beta: yes`; the quoted `"yes"` is fine.
+    check(
+        found[0],
+        "warning",
+        6,
+        Some(13),
+        &["`2024-01-01`", "a date", "PyYAML", "quote it"],
+    );
+    check(
+        found[1],
+        "warning",
+        7,
+        Some(9),
+        &["`yes`", "the boolean true", "PyYAML", "quote it"],
+    );
+    assert_eq!(run.code, 0);
+    let (_, lenient) = lint(&root, "lenient");
+    assert!(
+        about(&lenient, "hosts-differ/SKILL.md").is_empty(),
+        "{lenient:#?}"
+    );
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "hosts-differ"]);
 }
 
 #[test]
@@ -425,6 +533,59 @@ fn name_different_from_folder_is_a_mismatch() {
     let render = render(&root);
     check_good(&diags, &render);
     assert_eq!(skill(&render, "other-name")["path"], "folder-name/SKILL.md");
+}
+
+#[test]
+fn name_mismatch_never_suggests_an_invalid_name() {
+    let root = fixture("bad/name-mismatch-invalid-folder");
+    let (run, diags) = lint(&root, "spec");
+    for (file, name, folder) in [
+        ("data_tools/SKILL.md", "data-tools", "data_tools"),
+        ("Mixed/SKILL.md", "mixed", "Mixed"),
+    ] {
+        let d = only(&diags, file, "name-mismatch");
+        check(
+            d,
+            "error",
+            2,
+            Some(7),
+            &[
+                &format!("rename the folder to `{name}`"),
+                &format!("`{folder}` is not a valid skill name"),
+            ],
+        );
+        let message = d["message"].as_str().unwrap();
+        assert!(!message.contains("set `name:"), "{message}");
+    }
+    assert_eq!(run.code, 1);
+    check_good(&diags, &render(&root));
+}
+
+#[test]
+fn control_and_bidi_characters_in_a_description_are_reported() {
+    let root = fixture("bad/control-characters");
+    let (run, diags) = lint(&root, "spec");
+    let d = only(&diags, "hidden/SKILL.md", "control-character");
+    // `description: "Use when \u0000 …` — the value starts at column 14.
+    check(
+        d,
+        "warning",
+        3,
+        Some(14),
+        &["`description`", "U+0000", "U+001B", "U+202E", "remove them"],
+    );
+    assert_eq!(run.code, 0);
+    let (_, strict) = lint(&root, "strict");
+    check(
+        only(&strict, "hidden/SKILL.md", "control-character"),
+        "error",
+        3,
+        Some(14),
+        &[],
+    );
+    let render = render(&root);
+    check_good(&diags, &render);
+    assert_eq!(ids(&render), ["good", "hidden"]);
 }
 
 /// A directory description is capped at 1,024 bytes, at a character
