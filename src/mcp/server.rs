@@ -702,8 +702,8 @@ impl ServerHandler for SkilldexServer {
             return Err(not_found(format!("no resource at {uri}{hint}")));
         };
         let skill = &view.catalog.skills()[index];
-        let contents = skills::read_file(view.catalog.root_of(skill), skill, &relative, uri)
-            .map_err(not_found)?;
+        let contents =
+            skills::read_file(&view.catalog, skill, &relative, uri).map_err(not_found)?;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
@@ -724,7 +724,7 @@ impl ServerHandler for SkilldexServer {
         let mut served = Vec::with_capacity(end.saturating_sub(offset));
         for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
             let skill = &view.catalog.skills()[*index];
-            match skills::entry(view.catalog.root_of(skill), skill) {
+            match skills::entry(&view.catalog, skill) {
                 Ok(entry) => served.push(entry),
                 Err(reason) => {
                     let message = format!(
@@ -767,7 +767,7 @@ impl ServerHandler for SkilldexServer {
         let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
         let index = view.index.by_root(root).ok_or_else(unknown)?;
         let skill = &view.catalog.skills()[index];
-        let entry = skills::entry(view.catalog.root_of(skill), skill).map_err(|reason| {
+        let entry = skills::entry(&view.catalog, skill).map_err(|reason| {
             McpError::invalid_params(format!("{uri} is not served: {reason}"), None)
         })?;
         Ok(GetSkillResult::new(entry))
@@ -788,8 +788,8 @@ impl ServerHandler for SkilldexServer {
             return Err(not_directory(format!("{uri} is not a directory resource")));
         };
         let skill = &view.catalog.skills()[index];
-        let children = skills::read_directory(view.catalog.root_of(skill), skill, &relative, uri)
-            .map_err(not_directory)?;
+        let children =
+            skills::read_directory(&view.catalog, skill, &relative, uri).map_err(not_directory)?;
         Ok(ListResourcesResult::with_all_items(children))
     }
 

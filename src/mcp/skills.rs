@@ -353,9 +353,18 @@ pub fn mime_type(path: &str) -> &'static str {
     }
 }
 
+/// True when `path`, inside `skill`'s folder, is in the folder of a
+/// disabled skill nested in it.
+pub fn in_disabled_skill(catalog: &Catalog, skill: &Skill, path: &Path) -> bool {
+    catalog.disabled_skills().iter().any(|d| {
+        d.dir() != skill.dir() && d.dir().starts_with(skill.dir()) && path.starts_with(d.dir())
+    })
+}
+
 /// Every file of a skill folder (nested skills' files included), as
 /// (path inside the folder, absolute path), sorted; `Err` when a limit cuts.
-fn manifest_files(root: &Path, skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
+fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
+    let root = catalog.root_of(skill);
     let dir = skill.dir();
     let real_dir = dir
         .canonicalize()
@@ -396,7 +405,8 @@ fn manifest_files(root: &Path, skill: &Skill) -> Result<Vec<(String, PathBuf, u6
                 let skipped = crate::scan::SKIPPED_DIRS
                     .iter()
                     .any(|s| name == std::ffi::OsStr::new(s));
-                if !skipped && !is_link {
+                // A disabled nested skill is not served through its parent.
+                if !skipped && !is_link && !in_disabled_skill(catalog, skill, &path) {
                     stack.push((path, rules.clone()));
                 }
             } else if metadata.is_file() {
@@ -422,7 +432,7 @@ fn manifest_files(root: &Path, skill: &Skill) -> Result<Vec<(String, PathBuf, u6
 
 /// The wire entry of one skill: front matter as JSON, and the manifest of
 /// every file with digest and size. `Err` says why it is not served.
-pub fn entry(root: &Path, skill: &Skill) -> Result<WireSkill, String> {
+pub fn entry(catalog: &Catalog, skill: &Skill) -> Result<WireSkill, String> {
     let uri = skill_uri(skill);
     let base = root_uri(skill);
     let bytes = std::fs::read(&skill.path).map_err(|e| format!("SKILL.md cannot be read ({e})"))?;
@@ -444,7 +454,7 @@ pub fn entry(root: &Path, skill: &Skill) -> Result<WireSkill, String> {
     };
     let mut wire_frontmatter = SkillFrontmatter::new(name, description);
     wire_frontmatter.extra = frontmatter;
-    let files = manifest_files(root, skill)?;
+    let files = manifest_files(catalog, skill)?;
     let skill_file_name = skill
         .path
         .file_name()
@@ -478,7 +488,7 @@ pub fn entry(root: &Path, skill: &Skill) -> Result<WireSkill, String> {
 /// The bytes of the file `relative` of `skill`, as one resource content
 /// item: text when it is UTF-8 without NUL bytes, else base64.
 pub fn read_file(
-    root: &Path,
+    catalog: &Catalog,
     skill: &Skill,
     relative: &str,
     uri: &str,
@@ -488,7 +498,15 @@ pub fn read_file(
     } else if relative == "SKILL.md" {
         skill.path.clone()
     } else {
-        crate::query::read::resolve_file(root, skill, relative).map_err(|e| e.to_string())?
+        let path = crate::query::read::resolve_file(catalog.root_of(skill), skill, relative)
+            .map_err(|e| e.to_string())?;
+        if in_disabled_skill(catalog, skill, &skill.dir().join(relative)) {
+            return Err(format!(
+                "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
+                skill.id
+            ));
+        }
+        path
     };
     let bytes = std::fs::read(&path).map_err(|e| format!("{uri} cannot be read ({e})"))?;
     if bytes.len() as u64 > MAX_BYTES {
@@ -531,11 +549,12 @@ pub fn read_file(
 
 /// The direct children of the folder `relative` of `skill`.
 pub fn read_directory(
-    root: &Path,
+    catalog: &Catalog,
     skill: &Skill,
     relative: &str,
     uri: &str,
 ) -> Result<Vec<Resource>, String> {
+    let root = catalog.root_of(skill);
     let dir = skill.dir();
     let folder: PathBuf = if relative.is_empty() {
         dir.to_path_buf()
@@ -544,7 +563,13 @@ pub fn read_directory(
             .map_err(|reason| format!("{uri} is not inside the skill: it {reason}"))?;
         let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
         match inside.canonicalize() {
-            Ok(real) if real.starts_with(&real_dir) && real.is_dir() => inside,
+            Ok(real)
+                if real.starts_with(&real_dir)
+                    && real.is_dir()
+                    && !in_disabled_skill(catalog, skill, &inside) =>
+            {
+                inside
+            }
             _ => return Err(format!("{uri} is not a directory resource")),
         }
     };
@@ -561,7 +586,9 @@ pub fn read_directory(
             continue;
         };
         let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-        if rules.ignores(&path, metadata.is_dir() && !is_link) {
+        if rules.ignores(&path, metadata.is_dir() && !is_link)
+            || in_disabled_skill(catalog, skill, &path)
+        {
             continue;
         }
         if entry.file_type().is_ok_and(|t| t.is_symlink()) {
@@ -666,8 +693,7 @@ mod tests {
         assert_eq!(index.left_out.len(), 1, "{:?}", index.left_out);
         assert!(index.left_out[0].contains("`Upper`"));
         let ok = catalog.get("ok-skill").unwrap();
-        let root = catalog.roots()[0].as_path();
-        let entry = entry(root, ok).unwrap();
+        let entry = entry(&catalog, ok).unwrap();
         assert_eq!(entry.uri, "skill://ns/ok-skill/SKILL.md");
         assert_eq!(entry.frontmatter.extra["license"], "MIT");
         let SkillResources::Files(files) = &entry.resources else {
@@ -691,8 +717,8 @@ mod tests {
         let (owner, _) = index.locate("skill://ns/ok-skill/inner/SKILL.md").unwrap();
         assert_eq!(catalog.skills()[owner].id, "inner");
         let huge = catalog.get("huge").unwrap();
-        assert!(entry_error(root, huge).contains("16 MiB"));
-        assert!(read_file(root, ok, "../huge/SKILL.md", "skill://x").is_err());
+        assert!(entry_error(&catalog, huge).contains("16 MiB"));
+        assert!(read_file(&catalog, ok, "../huge/SKILL.md", "skill://x").is_err());
     }
 
     /// What the tree's ignore rules leave out of the catalog is neither in
@@ -709,9 +735,8 @@ mod tests {
             ("ns/kept/build/out.md", b"# Out\n"),
             ("ns/kept/refs/a.md", b"# A\n"),
         ]);
-        let root = catalog.roots()[0].as_path();
         let kept = catalog.get("kept").unwrap();
-        let entry = entry(root, kept).unwrap();
+        let entry = entry(&catalog, kept).unwrap();
         let SkillResources::Files(files) = &entry.resources else {
             panic!("a manifest")
         };
@@ -725,19 +750,78 @@ mod tests {
                 "skill://ns/kept/refs/a.md"
             ]
         );
-        let listed: Vec<String> = read_directory(root, kept, "", "skill://ns/kept")
+        let listed: Vec<String> = read_directory(&catalog, kept, "", "skill://ns/kept")
             .unwrap()
             .into_iter()
             .map(|r| r.name.clone())
             .collect();
         assert_eq!(listed, [".ignore", "SKILL.md", "keep.env", "refs"]);
-        let refused = read_file(root, kept, "secret.env", "skill://ns/kept/secret.env");
+        let refused = read_file(&catalog, kept, "secret.env", "skill://ns/kept/secret.env");
         assert!(refused.unwrap_err().contains(".gitignore"));
-        assert!(read_file(root, kept, "build/out.md", "skill://x").is_err());
-        assert!(read_file(root, kept, "keep.env", "skill://x").is_ok());
+        assert!(read_file(&catalog, kept, "build/out.md", "skill://x").is_err());
+        assert!(read_file(&catalog, kept, "keep.env", "skill://x").is_ok());
     }
 
-    fn entry_error(root: &Path, skill: &Skill) -> String {
-        entry(root, skill).unwrap_err()
+    /// A disabled skill nested in another is not served through it: not
+    /// in its manifest, not in a folder listing, not readable by URI.
+    #[test]
+    fn a_disabled_nested_skill_is_not_served_through_its_parent() {
+        let temp = tempfile::tempdir().unwrap();
+        let files: [(&str, &[u8]); 3] = [
+            (
+                "outer/SKILL.md",
+                b"---\nname: outer\ndescription: Outer. Use when testing.\n---\n",
+            ),
+            (
+                "outer/inner/SKILL.md",
+                b"---\nname: inner\ndescription: Inner. Use when testing.\n---\n",
+            ),
+            ("outer/inner/refs/a.md", b"# A\n"),
+        ];
+        for (path, bytes) in files {
+            let path = temp.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let builder = crate::CatalogBuilder::new([temp.path()]);
+        for (disabled, served) in [(false, true), (true, false)] {
+            let names: &[&str] = if disabled { &["inner"] } else { &[] };
+            let catalog = builder
+                .clone()
+                .disabled(names.iter().copied())
+                .build()
+                .unwrap();
+            let outer = catalog.get("outer").unwrap();
+            let SkillResources::Files(files) = &entry(&catalog, outer).unwrap().resources else {
+                panic!("a manifest")
+            };
+            let uris: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
+            assert_eq!(
+                uris.contains(&"skill://outer/inner/refs/a.md"),
+                served,
+                "{uris:?}"
+            );
+            let read = read_file(
+                &catalog,
+                outer,
+                "inner/refs/a.md",
+                "skill://outer/inner/refs/a.md",
+            );
+            assert_eq!(read.is_ok(), served, "{:?}", read.err());
+            let listed: Vec<String> = read_directory(&catalog, outer, "", "skill://outer")
+                .unwrap()
+                .into_iter()
+                .map(|r| r.name.clone())
+                .collect();
+            assert_eq!(listed.contains(&"inner".to_string()), served, "{listed:?}");
+            assert_eq!(
+                read_directory(&catalog, outer, "inner", "skill://outer/inner").is_ok(),
+                served
+            );
+        }
+    }
+
+    fn entry_error(catalog: &Catalog, skill: &Skill) -> String {
+        entry(catalog, skill).unwrap_err()
     }
 }
