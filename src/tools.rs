@@ -556,6 +556,9 @@ fn read_error_text(error: &ReadError) -> String {
     match error {
         ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
         ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
+        ReadError::NotMarkdown { .. } => error
+            .to_string()
+            .replace("(`--lines A:B`)", "(start_line and end_line)"),
         ReadError::UnknownSkill { .. } | ReadError::ParentInName { .. } => {
             // The library's advice names the CLI; a model has tools.
             error.to_string().replace(

@@ -851,11 +851,12 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
                     "skilldex: `{target}` is a path here; to read it as one, write ./{target}"
                 );
             }
-            // Unknown names and sections are "no match"; everything else
+            // Unknown names, files and sections are "no match"; everything else
             // (paths outside the skill, binary files, bad ranges) is refused.
             let code = match error {
                 ReadError::UnknownSkill { .. }
                 | ReadError::Section { .. }
+                | ReadError::NotFound { .. }
                 | ReadError::Disabled { .. } => 1,
                 _ => 2,
             };

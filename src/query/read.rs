@@ -215,6 +215,8 @@ pub enum ReadError {
         path: String,
         file: PathBuf,
     },
+    #[error("`{path}` in skill `{skill}` is not Markdown, so it has no sections — read a range of its lines instead (`--lines A:B`)")]
+    NotMarkdown { skill: String, path: String },
     #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
     NotAFile { skill: String, path: String },
     #[error(
@@ -306,7 +308,10 @@ fn list_files(files: &[String]) -> String {
 
 fn section_message(heading: &str, matches: &[usize], outline: &[SectionCandidate]) -> String {
     section_text(heading, matches, outline, &|candidate| {
-        if candidate.slug_selects {
+        if candidate.slug_selects && candidate.slug.starts_with('-') {
+            // `--section -x` would read as another flag.
+            format!("--section={}", candidate.slug)
+        } else if candidate.slug_selects {
             format!("--section {}", candidate.slug)
         } else {
             format!("--lines {}:{}", candidate.line, candidate.end_line)
@@ -852,7 +857,11 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     let is_markdown = relative.ends_with(".md") || relative.ends_with(".markdown");
     let header_end_line = if is_markdown {
         let parsed = parse::parse_text(text);
-        (parsed.fields.is_some() || parse::frontmatter::split(text).is_ok())
+        // The skill file's header is stripped even when its YAML is broken;
+        // another file's only when it is a YAML mapping (a reference that
+        // opens with a `---` rule keeps its first lines).
+        let is_skill_file = file == skill.path;
+        (parsed.fields.is_some() || is_skill_file && parse::frontmatter::split(text).is_ok())
             .then_some(parsed.body_line as usize)
     } else {
         None
@@ -867,17 +876,29 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     // with an end. Whole-file and open-ended reads continue to the end.
     let mut bounded = false;
     let (first, last) = if let Some(heading) = &request.section {
+        if !is_markdown {
+            return Err(ReadError::NotMarkdown {
+                skill: skill.id.clone(),
+                path: relative,
+            });
+        }
         let outline = markdown::outline(text, body_offset).headings;
         bounded = true;
-        section_range(&outline, heading, total_lines).map_err(|(matches, outline)| {
-            ReadError::Section {
+        let source_line = |number: usize| {
+            line_starts
+                .get(number.wrapping_sub(1))
+                .map(|_| line_text(text, &line_starts, number).to_string())
+                .unwrap_or_default()
+        };
+        section_range(&outline, heading, total_lines, &source_line).map_err(
+            |(matches, outline)| ReadError::Section {
                 skill: skill.id.clone(),
                 path: relative.clone(),
                 heading: heading.clone(),
                 matches,
                 outline,
-            }
-        })?
+            },
+        )?
     } else if let Some(range) = request.lines {
         bounded = range.end.is_some();
         let start = range.start.unwrap_or(1);
@@ -1022,8 +1043,9 @@ fn section_range(
     outline: &[markdown::Heading],
     wanted: &str,
     total_lines: usize,
+    source_line: &dyn Fn(usize) -> String,
 ) -> Result<(usize, usize), (Vec<usize>, Vec<SectionCandidate>)> {
-    let lookup = SectionLookup::new(outline);
+    let lookup = SectionLookup::new(outline, source_line);
     let matches = lookup.find(wanted);
     if let [index] = matches[..] {
         let line = outline[index].line as usize;
@@ -1055,23 +1077,40 @@ fn section_end(outline: &[markdown::Heading], index: usize, total_lines: usize) 
     end.max(heading.line as usize)
 }
 
+/// A heading line as written: without its opening `#` marks, a closing
+/// `#` sequence or the spaces around them, on one line.
+fn written_heading(line: &str) -> String {
+    let text = line.trim().trim_start_matches('#').trim();
+    let closed = text.trim_end_matches('#');
+    let text = if closed.len() < text.len() && (closed.is_empty() || closed.ends_with([' ', '\t']))
+    {
+        closed.trim_end()
+    } else {
+        text
+    };
+    crate::model::one_line(text)
+}
+
 /// Which headings a `--section` value names: those whose text is the value
-/// (any case, with or without its `#` marks) and the one whose slug is its
-/// slug. Indexed, so checking every heading's slug stays linear.
+/// (any case, with or without its `#` marks, as shown or as written in the
+/// file with its inline markup) and the one whose slug is its slug.
+/// Indexed, so checking every heading's slug stays linear.
 struct SectionLookup<'a> {
     by_text: std::collections::HashMap<String, Vec<usize>>,
     by_slug: std::collections::HashMap<&'a str, usize>,
 }
 
 impl<'a> SectionLookup<'a> {
-    fn new(outline: &'a [markdown::Heading]) -> Self {
+    fn new(outline: &'a [markdown::Heading], source_line: &dyn Fn(usize) -> String) -> Self {
         let mut by_text: std::collections::HashMap<String, Vec<usize>> = Default::default();
         let mut by_slug = std::collections::HashMap::new();
         for (index, heading) in outline.iter().enumerate() {
-            by_text
-                .entry(heading.text.to_lowercase())
-                .or_default()
-                .push(index);
+            let shown = heading.text.to_lowercase();
+            let written = written_heading(&source_line(heading.line as usize)).to_lowercase();
+            if written != shown && !written.is_empty() {
+                by_text.entry(written).or_default().push(index);
+            }
+            by_text.entry(shown).or_default().push(index);
             by_slug.entry(heading.slug.as_str()).or_insert(index);
         }
         SectionLookup { by_text, by_slug }
@@ -1080,7 +1119,7 @@ impl<'a> SectionLookup<'a> {
     /// Indexes of the matching headings, in file order.
     fn find(&self, wanted: &str) -> Vec<usize> {
         let wanted_text = crate::model::one_line(wanted).to_lowercase();
-        let wanted_bare = wanted_text.trim_start_matches('#').trim().to_string();
+        let wanted_bare = written_heading(&wanted_text);
         let mut found: Vec<usize> = [&wanted_text, &wanted_bare]
             .into_iter()
             .filter_map(|text| self.by_text.get(text.as_str()))

@@ -336,7 +336,7 @@ fn line_ranges_and_sub_files() {
         "{folder:?}"
     );
     let missing = read(&temp, &["guide/references/none.md"]);
-    assert_eq!(missing.code, 2);
+    assert_eq!(missing.code, 1, "a missing file is no match");
     assert!(
         missing.stderr.contains("has no file `references/none.md`"),
         "{missing:?}"
@@ -1275,4 +1275,64 @@ fn a_nested_skill_read_through_its_parent_is_itself() {
     let out = run(&["read", "outer/broken/notes.md", "--root", root_arg]);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("did not load"), "{out:?}");
+}
+
+/// Sections are named as the agent sees them: by the heading as written
+/// (inline markup, closing `#`s), and the outline offers a flag that works
+/// for a slug starting with `-`. A file that is not Markdown has no
+/// sections; a reference opening with a `---` rule keeps its first lines;
+/// a missing file is "no match".
+#[test]
+fn sections_and_files_as_the_agent_sees_them() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "eps/SKILL.md",
+        "---\nname: eps\ndescription: Flags. Use when testing.\n---\n# Use `foo()` with [link](refs/x.md)\n\nintro\n\n## `--dry-run`\n\ndry\n\n## Trailing hashes ##\n\ntrail\n",
+    );
+    write(&root, "eps/run.sh", "#!/bin/sh\n# Steps\necho hi\n");
+    write(
+        &root,
+        "eps/hr.md",
+        "---\n\nImportant intro.\n\n---\n\nRest.\n",
+    );
+    let root_arg = root.to_str().unwrap();
+    let read = |extra: &[&str]| {
+        let mut args = vec!["read", "--root", root_arg];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    for (section, expected) in [
+        ("Use `foo()` with [link](refs/x.md)", "intro"),
+        ("# Use `foo()` with [link](refs/x.md)", "intro"),
+        ("Trailing hashes ##", "trail"),
+        ("## Trailing hashes ##", "trail"),
+    ] {
+        let out = read(&["eps", "--section", section]);
+        assert_eq!(out.code, 0, "{section}: {out:?}");
+        assert!(out.stdout.contains(expected), "{section}: {out:?}");
+    }
+    let unknown = read(&["eps", "--section", "nope"]);
+    assert_eq!(unknown.code, 1, "{unknown:?}");
+    assert!(
+        unknown.stderr.contains("(--section=--dry-run)"),
+        "{unknown:?}"
+    );
+    let picked = read(&["eps", "--section=--dry-run"]);
+    assert!(picked.stdout.contains("dry"), "{picked:?}");
+    let script = read(&["eps/run.sh", "--section", "Steps"]);
+    assert_eq!(script.code, 2, "{script:?}");
+    assert!(script.stderr.contains("is not Markdown"), "{script:?}");
+    let rule = read(&["eps/hr.md", "--json"]);
+    let rule: serde_json::Value = serde_json::from_str(&rule.stdout).unwrap();
+    assert_eq!(rule["start_line"], 1, "{rule}");
+    assert!(rule["content"]
+        .as_str()
+        .unwrap()
+        .contains("Important intro."));
+    for target in ["eps/missing.md", &format!("{root_arg}/eps/missing.md")] {
+        let missing = read(&[target]);
+        assert_eq!(missing.code, 1, "{target}: {missing:?}");
+    }
 }
