@@ -1003,6 +1003,10 @@ fn global_flags(global: &super::GlobalArgs) -> String {
 #[allow(clippy::print_stderr)]
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     use crate::query::{GrepError, LineKind};
+    if args.max_results == Some(0) {
+        eprintln!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
+        return Ok(ExitCode::from(2));
+    }
     if let Some(skill) = &args.skill {
         if let Some(code) = refuse_blank_name(skill, "grep --skill") {
             return Ok(code);

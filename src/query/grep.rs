@@ -596,7 +596,9 @@ impl Sink for Collect {
             self.matches += 1;
         }
         if self.files_only {
-            return Ok(false);
+            // Only the file is printed, but its count is exact (`-l --json`
+            // reports it).
+            return Ok(true);
         }
         let kind = if counted {
             LineKind::Match
@@ -617,7 +619,7 @@ impl Sink for Collect {
         _searcher: &Searcher,
         context: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
-        if !matches!(context.kind(), SinkContextKind::Other) {
+        if !self.files_only && !matches!(context.kind(), SinkContextKind::Other) {
             self.lines
                 .push(self.line(LineKind::Context, context.line_number(), context.bytes()));
         }

@@ -340,3 +340,25 @@ fn listing_grep_and_read_leave_out_what_the_ignore_rules_leave_out() {
     assert_eq!(kept.code, 0, "{kept:?}");
     assert!(kept.stdout.contains("needle kept"), "{kept:?}");
 }
+
+/// `-l --json` counts every match of a file (as `rg -c` does), and
+/// `--max-results 0` is a usage error rather than an empty answer.
+#[test]
+fn files_with_matches_count_every_match_and_a_zero_cap_is_refused() {
+    let temp = steps_catalog();
+    let out = grep_in(&temp, &["-l", "--json", "Steps"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines = json_lines(&out);
+    let counts: Vec<(&str, u64)> = lines
+        .iter()
+        .filter(|l| l["type"] == "file")
+        .map(|l| (l["path"].as_str().unwrap(), l["matches"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(counts, [("SKILL.md", 2), ("notes.md", 2)], "{out:?}");
+    assert_eq!(lines.last().unwrap()["matches"], 4, "{out:?}");
+    let text = grep_in(&temp, &["-l", "-C", "1", "Steps"]);
+    assert_eq!(text.stdout, "steps/SKILL.md\nsteps/notes.md\n", "{text:?}");
+    let zero = grep_in(&temp, &["--max-results", "0", "Steps"]);
+    assert_eq!(zero.code, 2, "{zero:?}");
+    assert!(zero.stderr.contains("at least 1"), "{zero:?}");
+}
