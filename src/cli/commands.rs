@@ -770,10 +770,21 @@ fn read_by_path(
             catalog: Box::new(catalog),
         },
         None => PathRead::Refused(
-            format!(
+            match located
+                .skill_files
+                .iter()
+                .find_map(|file| catalog.load_error(file))
+            {
+                Some(d) => format!(
+                    "{} did not load: {} (`skilldex lint` lists every problem)",
+                    crate::model::printable(&located.skill_files[0].to_string_lossy()),
+                    diagnostic_line(d, &Style::new(super::ColorChoice::Never, false)),
+                ),
+                None => format!(
                 "{} is not in the catalog: it is ignored (by a .gitignore or .ignore, or in a skipped folder), deeper than --max-depth, or its header does not load (`skilldex lint` lists load errors)",
                 located.skill_files[0].display()
             ),
+            },
             1,
         ),
     })
@@ -855,6 +866,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             // (paths outside the skill, binary files, bad ranges) is refused.
             let code = match error {
                 ReadError::UnknownSkill { .. }
+                | ReadError::NotLoadedSkill { .. }
                 | ReadError::Section { .. }
                 | ReadError::NotFound { .. }
                 | ReadError::Disabled { .. } => 1,

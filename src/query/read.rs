@@ -215,6 +215,17 @@ pub enum ReadError {
         path: String,
         file: PathBuf,
     },
+    #[error(
+        "skill `{name}` did not load: {}:{}:{}: {} (`skilldex lint` lists every problem)",
+        crate::model::printable(&.diagnostic.path.to_string_lossy()),
+        .diagnostic.line,
+        .diagnostic.column,
+        .diagnostic.message
+    )]
+    NotLoadedSkill {
+        name: String,
+        diagnostic: Box<crate::model::Diagnostic>,
+    },
     #[error("`{path}` in skill `{skill}` is not Markdown, so it has no sections — read a range of its lines instead (`--lines A:B`)")]
     NotMarkdown { skill: String, path: String },
     #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
@@ -587,6 +598,24 @@ fn unknown(catalog: &Catalog, target: &str, parts: &[&str], whole_is_name: bool)
         Some((name, namespace)) => (*name, namespace.join("/")),
         None => (target, String::new()),
     };
+    // A skill file in a folder of that name that did not load: say why.
+    let in_namespace = |d: &&crate::model::Diagnostic| {
+        namespace.is_empty()
+            || d.path
+                .parent()
+                .and_then(std::path::Path::parent)
+                .is_some_and(|p| p.ends_with(&namespace))
+    };
+    if let Some(d) = catalog
+        .load_errors_named(name)
+        .into_iter()
+        .find(in_namespace)
+    {
+        return ReadError::NotLoadedSkill {
+            name: name.to_string(),
+            diagnostic: Box::new(d.clone()),
+        };
+    }
     if namespace.is_empty() {
         return ReadError::UnknownSkill {
             name: name.to_string(),

@@ -1336,3 +1336,44 @@ fn sections_and_files_as_the_agent_sees_them() {
         assert_eq!(missing.code, 1, "{target}: {missing:?}");
     }
 }
+
+/// A skill whose file does not load is named as such, with the first
+/// error at its file, line and column: by name, by path, and in `show`.
+#[test]
+fn a_skill_that_did_not_load_says_why() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "team/broken/SKILL.md",
+        "---\nname: broken\ndescription: \"Use when\n---\nbody\n",
+    );
+    write(
+        &root,
+        "team/fine/SKILL.md",
+        skill_md("fine", "Fine. Use when testing."),
+    );
+    let root_arg = root.to_str().unwrap();
+    let path = format!("{root_arg}/team/broken");
+    for args in [
+        vec!["read", "broken"],
+        vec!["read", "team/broken"],
+        vec!["show", "broken"],
+        vec!["read", path.as_str()],
+        vec!["show", path.as_str()],
+    ] {
+        let mut full = args.clone();
+        full.extend(["--root", root_arg]);
+        let out = run(&full);
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("did not load")
+                && out.stderr.contains("team/broken/SKILL.md:3:14:")
+                && out.stderr.contains("close the quote"),
+            "{args:?}: {out:?}"
+        );
+    }
+    // A name that is nowhere stays an unknown name.
+    let out = run(&["read", "nowhere", "--root", root_arg]);
+    assert!(out.stderr.contains("no skill named `nowhere`"), "{out:?}");
+}
