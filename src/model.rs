@@ -103,6 +103,7 @@ pub enum Code {
     XmlTag,
     ControlCharacter,
     // catalog
+    NamespaceFileInvalid,
     NameShadowed,
     BodyTooLong,
     LinkBroken,
@@ -148,6 +149,7 @@ impl Code {
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
             Code::ControlCharacter => "control-character",
+            Code::NamespaceFileInvalid => "namespace-file-invalid",
             Code::NameShadowed => "name-shadowed",
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
@@ -194,7 +196,9 @@ impl Code {
             | Code::YamlIndentedKey
             | Code::YamlCommentInValue
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
-            Code::NameShadowed => (Some(Warning), Some(Warning), Some(Warning)),
+            Code::NameShadowed | Code::NamespaceFileInvalid => {
+                (Some(Warning), Some(Warning), Some(Warning))
+            }
             Code::Yaml11Value => (Some(Warning), Some(Warning), None),
             Code::UnknownKey => (Some(Warning), Some(Error), None),
             Code::ClientKey => (Some(Info), Some(Warning), None),

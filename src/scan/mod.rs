@@ -551,13 +551,23 @@ fn visit(
     } else if NAMESPACE_FILE_NAMES.iter().any(|n| name == OsStr::new(n)) && kind == walk::Kind::File
     {
         let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+        let (description, finding) = namespace_description(&entry);
+        if let Some(finding) = finding {
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding,
+                },
+            );
+        }
         push(
             &shared.namespace_files,
             FoundNamespaceFile {
                 root: root_index,
                 folder,
                 path: path.to_path_buf(),
-                description: namespace_description(&entry),
+                description,
             },
         );
     }
@@ -573,26 +583,57 @@ fn visit(
     }
 }
 
-/// The front-matter `description` of a README/index file. Only the head
-/// is read, and only files that start with `---` are parsed: most READMEs
+/// The front-matter `description` of a README/index file, and why its
+/// front matter did not load when it is broken YAML. Only the head is
+/// read, and only files that start with `---` are parsed: most READMEs
 /// have no front matter and cost one small read.
-fn namespace_description(entry: &walk::Entry<'_>) -> Option<String> {
-    let mut file = entry.open().ok()?;
+fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Finding>) {
+    let Ok(mut file) = entry.open() else {
+        return (None, None);
+    };
     let mut head = Vec::with_capacity(4096);
-    (&mut file).take(4096).read_to_end(&mut head).ok()?;
+    if (&mut file).take(4096).read_to_end(&mut head).is_err() {
+        return (None, None);
+    }
     let start = if head.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
         0
     };
-    if !head[start..].starts_with(b"---") {
-        return None;
+    if !head[start..].starts_with(b"---")
+        || file
+            .take((HEAD_BYTES - head.len()) as u64)
+            .read_to_end(&mut head)
+            .is_err()
+    {
+        return (None, None);
     }
-    file.take((HEAD_BYTES - head.len()) as u64)
-        .read_to_end(&mut head)
-        .ok()?;
     let (text, _) = parse::decode(&head);
-    parse::frontmatter::description_of(&text).map(|d| crate::model::one_line(&d))
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    // A `---` rule opening a README is not front matter: only a block that
+    // closes and holds YAML syntax errors is reported.
+    let Ok(split) = parse::frontmatter::split(text) else {
+        return (None, None);
+    };
+    let (fields, findings) = parse::frontmatter::parse_fields(&split);
+    let description = fields
+        .and_then(|f| f.description)
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| crate::model::one_line(&d));
+    let broken = findings
+        .into_iter()
+        .find(|f| f.code == Code::YamlInvalid)
+        .map(|f| {
+            Finding::new(
+                Code::NamespaceFileInvalid,
+                f.position,
+                format!(
+                    "the front matter of this namespace file does not load ({}), so the namespace gets a default description — fix it, or remove the front matter",
+                    f.message
+                ),
+            )
+        });
+    (description, broken)
 }
 
 /// `/`-joined components of a relative path.

@@ -1261,3 +1261,58 @@ fn lint_checks_the_whole_body_of_a_large_skill_file() {
     }
     assert_eq!(run.code, 1, "{run:?}");
 }
+
+/// A namespace file whose front matter is broken YAML is reported where it
+/// breaks (the namespace falls back to its default description); one that
+/// opens with a `---` rule, or describes its namespace, is not.
+#[test]
+fn a_broken_namespace_file_is_reported_where_it_breaks() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(&root, "docs/a/SKILL.md", skill_md("a", "Use when testing."));
+    write(&root, "docs/README.md", "---\ndescription: \"broken\n---\n");
+    write(
+        &root,
+        "rules/b/SKILL.md",
+        skill_md("b", "Use when testing."),
+    );
+    write(
+        &root,
+        "rules/README.md",
+        "---\n\nJust a rule.\n\n---\ntext\n",
+    );
+    write(&root, "good/c/SKILL.md", skill_md("c", "Use when testing."));
+    write(
+        &root,
+        "good/index.md",
+        "---\ndescription: Good things.\n---\n",
+    );
+    let (run, diagnostics) = lint(&root, "spec");
+    let found: Vec<(String, u64, u64, &str)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().replace('\\', "/"),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["code"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}\n{run:?}");
+    assert!(found[0].0.ends_with("docs/README.md"), "{found:?}");
+    assert_eq!(
+        (found[0].1, found[0].2, found[0].3),
+        (2, 14, "namespace-file-invalid")
+    );
+    assert!(diagnostics[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("close the quote"));
+    let list = run_in(&root, &["list", "--root", s(&root)]);
+    assert!(
+        list.stdout.contains("Skills in the docs namespace."),
+        "{list:?}"
+    );
+    assert!(list.stdout.contains("Good things."), "{list:?}");
+}
