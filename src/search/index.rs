@@ -35,6 +35,28 @@ impl Hasher for FastHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
+/// A word of the index near a query word (see [`Inverted::near`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Near {
+    pub term: u32,
+    pub distance: usize,
+    /// The one edit is a letter left out of the query word or two
+    /// letters swapped, not a letter changed or added.
+    pub slip: bool,
+}
+
+/// `a` and `b` differ only by two neighbouring letters swapped.
+fn swapped(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) else {
+        return false;
+    };
+    i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..]
+}
+
 /// BM25 saturation constant.
 const K1: f32 = 1.2;
 
@@ -225,13 +247,15 @@ impl Inverted {
         &self.postings[self.offsets[t] as usize..self.offsets[t + 1] as usize]
     }
 
-    fn df(&self, term: u32) -> u32 {
+    pub fn df(&self, term: u32) -> u32 {
         self.offsets[term as usize + 1] - self.offsets[term as usize]
     }
 
     /// Terms with a word within a small edit distance of `word` (1 for
-    /// short words, 2 from eight letters), closest first, at most `limit`.
-    pub fn near(&self, word: &str, limit: usize) -> Vec<(u32, usize)> {
+    /// short words, 2 from eight letters), closest first, at most `limit`,
+    /// each with its distance and whether the one edit is a slip: a letter
+    /// of the word left out (`revew` for `review`) or two letters swapped.
+    pub fn near(&self, word: &str, limit: usize) -> Vec<Near> {
         let len = word.len();
         if len < 4 || !word.is_ascii() {
             return Vec::new();
@@ -246,22 +270,30 @@ impl Inverted {
                     continue;
                 }
                 if let Some(d) = text::bounded_distance(word.as_bytes(), surface.as_bytes(), max) {
-                    found.push((*id, d));
+                    let slip = d == 1 && (surface.len() > len || swapped(word, surface));
+                    found.push(Near {
+                        term: *id,
+                        distance: d,
+                        slip,
+                    });
                 }
             }
         }
-        // Closest first; among equals, the more common word (it is the
-        // likelier intent), then the text for a stable order.
+        // Closest first; among equals, a slip (the likelier typo), then the
+        // more common word (the likelier intent), then the text for a
+        // stable order.
         found.sort_by(|a, b| {
-            a.1.cmp(&b.1)
-                .then(self.df(b.0).cmp(&self.df(a.0)))
-                .then(self.term_text[a.0 as usize].cmp(&self.term_text[b.0 as usize]))
+            a.distance
+                .cmp(&b.distance)
+                .then(b.slip.cmp(&a.slip))
+                .then(self.df(b.term).cmp(&self.df(a.term)))
+                .then(self.term_text[a.term as usize].cmp(&self.term_text[b.term as usize]))
         });
         // Several spellings of one stem: keep its closest.
         let mut seen: Vec<u32> = Vec::new();
-        found.retain(|(id, _)| {
-            let new = !seen.contains(id);
-            seen.push(*id);
+        found.retain(|near| {
+            let new = !seen.contains(&near.term);
+            seen.push(near.term);
             new
         });
         found.truncate(limit);
@@ -475,6 +507,31 @@ mod tests {
             index.completions("kub", 5).is_empty(),
             "prefixes under four letters"
         );
+    }
+
+    #[test]
+    fn near_words_say_whether_the_edit_is_a_slip() {
+        let index = index(&["review the code", "print a page"]);
+        let near = |word: &str| -> Vec<(String, usize, bool)> {
+            index
+                .near(word, 5)
+                .iter()
+                .map(|n| {
+                    (
+                        index.term_text[n.term as usize].to_string(),
+                        n.distance,
+                        n.slip,
+                    )
+                })
+                .collect()
+        };
+        // A letter left out, two letters swapped: slips.
+        assert_eq!(near("revew"), [("review".to_string(), 1, true)]);
+        assert_eq!(near("reveiw"), [("review".to_string(), 1, true)]);
+        // A letter changed or added: not.
+        assert_eq!(near("paint"), [("print".to_string(), 1, false)]);
+        assert_eq!(near("prints"), [("print".to_string(), 1, false)]);
+        assert!(swapped("abcd", "abdc") && !swapped("abcd", "abcd") && !swapped("abcd", "bacdx"));
     }
 
     #[test]
