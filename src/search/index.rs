@@ -82,6 +82,10 @@ pub(crate) struct Inverted {
     /// (document, saturated weighted frequency in 0..1), grouped by term:
     /// term `t` owns `postings[offsets[t]..offsets[t + 1]]`.
     postings: Vec<(u32, f32)>,
+    /// Per posting, the fields the term occurs in (bit `f` for field `f`):
+    /// a word found in a skill's name says more than one in its
+    /// description.
+    fields: Vec<u8>,
     offsets: Vec<u32>,
     docs: usize,
     /// The idf of a term no document has: the most informative a word can be.
@@ -188,6 +192,7 @@ impl Inverted {
         }
         let mut fill = offsets.clone();
         let mut postings = vec![(0u32, 0.0f32); offsets[terms] as usize];
+        let mut fields = vec![0u8; offsets[terms] as usize];
         let mut doc = 0u32;
         for part in &parts {
             let mut start = 0;
@@ -199,13 +204,16 @@ impl Inverted {
                 }
                 for &(term, counts) in &part.entries[start..end as usize] {
                     let mut tf = 0.0f32;
+                    let mut in_fields = 0u8;
                     for f in 0..N {
                         if counts[f] > 0.0 {
                             tf += specs[f].weight * counts[f] / norms[f];
+                            in_fields |= 1u8.checked_shl(f as u32).unwrap_or(0);
                         }
                     }
                     let slot = &mut fill[term as usize];
                     postings[*slot as usize] = (doc, tf / (K1 + tf));
+                    fields[*slot as usize] = in_fields;
                     *slot += 1;
                 }
                 start = end as usize;
@@ -222,6 +230,7 @@ impl Inverted {
             .collect();
         index.idf_max = (1.0 + (n + 0.5) / 0.5).ln();
         index.postings = postings;
+        index.fields = fields;
         index.offsets = offsets;
         index
     }
@@ -245,6 +254,13 @@ impl Inverted {
     pub fn postings(&self, term: u32) -> &[(u32, f32)] {
         let t = term as usize;
         &self.postings[self.offsets[t] as usize..self.offsets[t + 1] as usize]
+    }
+
+    /// The fields each posting of `term` occurs in, in the order of
+    /// [`Inverted::postings`] (bit `f` for field `f`).
+    pub fn posting_fields(&self, term: u32) -> &[u8] {
+        let t = term as usize;
+        &self.fields[self.offsets[t] as usize..self.offsets[t + 1] as usize]
     }
 
     pub fn df(&self, term: u32) -> u32 {
@@ -329,7 +345,8 @@ impl Inverted {
 
     /// Approximate heap size in bytes, for reports.
     pub fn heap_bytes(&self) -> usize {
-        let postings = self.postings.capacity() * 8 + self.offsets.capacity() * 4;
+        let postings =
+            self.postings.capacity() * 8 + self.fields.capacity() + self.offsets.capacity() * 4;
         let terms: usize = self
             .term_text
             .iter()
@@ -532,6 +549,28 @@ mod tests {
         assert_eq!(near("paint"), [("print".to_string(), 1, false)]);
         assert_eq!(near("prints"), [("print".to_string(), 1, false)]);
         assert!(swapped("abcd", "abdc") && !swapped("abcd", "abcd") && !swapped("abcd", "bacdx"));
+    }
+
+    #[test]
+    fn postings_know_their_fields() {
+        let docs = [["pdf tools", "merged pdf"], ["notes", "merged"]];
+        let index = Inverted::build(
+            [
+                FieldSpec {
+                    weight: 3.0,
+                    b: 0.0,
+                },
+                FieldSpec {
+                    weight: 1.0,
+                    b: 0.0,
+                },
+            ],
+            &docs,
+        );
+        let pdf = index.term("pdf").expect("indexed");
+        let merged = index.term(&text::stem("merged")).expect("indexed");
+        assert_eq!(index.posting_fields(pdf), [0b11]);
+        assert_eq!(index.posting_fields(merged), [0b10, 0b10]);
     }
 
     #[test]

@@ -91,6 +91,10 @@ const FLOOR: f32 = 0.02;
 /// letters swapped.
 const MIN_SURE_TYPO: usize = 6;
 const MIN_SURE_SLIP: usize = 5;
+/// The weight of a number word ("two") found in a skill: it says little
+/// about which skill is meant ("between two versions" is not about merging
+/// two PDFs).
+const NUMBER_WEIGHT: f32 = 0.25;
 /// At most this many names in a `select:` list.
 const MAX_SELECT: usize = 256;
 /// Longer queries are cut to this many bytes.
@@ -110,6 +114,14 @@ fn cut_at_char(text: &str, max: usize) -> &str {
 /// A namespace matching at least this well puts all its skills in the
 /// running.
 const NAMESPACE_MIN: f32 = 0.3;
+/// A word found in a skill's name (or a namespace's path) weighs at least
+/// this share of the most a word can weigh (the idf of a word no document
+/// has). A skill is named for what it is about, so a common word there
+/// ("pdf" among many PDF skills) still says more than a rarer word in
+/// another skill's description ("merged pull requests" for "merge pdf").
+/// On a large catalog that is about the weight of a word in one skill of
+/// thirty.
+const NAME_IDF_FLOOR: f32 = 0.35;
 /// Results scoring under this share of the best one are noise.
 const RELATIVE_FLOOR: f32 = 0.15;
 
@@ -366,9 +378,11 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
             Kind::Word => {
                 let unit = &mut units[first];
                 unit.label = term.surface.clone();
-                unit.mass = 1.0;
+                let number = text::is_number_word(&term.surface);
+                unit.mass = if number { 0.0 } else { 1.0 };
                 if let Some(id) = index.term(&term.text) {
-                    expansions.push(Expansion::new(id, 1.0, mask, true));
+                    let weight = if number { NUMBER_WEIGHT } else { 1.0 };
+                    expansions.push(Expansion::new(id, weight, mask, true));
                     unit.matched = true;
                     unit.sure = true;
                 } else {
@@ -506,6 +520,14 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
             }
         }
     }
+    // A query of number words only ("two") is about them after all.
+    if units.iter().all(|u| u.mass == 0.0) {
+        for unit in &mut units {
+            if !unit.cjk && text::is_number_word(&unit.label) {
+                unit.mass = 1.0;
+            }
+        }
+    }
     Plan { expansions, units }
 }
 
@@ -530,14 +552,18 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
         touched: Vec::new(),
     };
     for e in &plan.expansions {
-        let factor = e.weight * index.idf(e.term);
-        for &(doc, sat) in index.postings(e.term) {
+        let idf = index.idf(e.term);
+        let factor = e.weight * idf;
+        let name_factor = e.weight * idf.max(NAME_IDF_FLOOR * index.idf_max());
+        let fields = index.posting_fields(e.term);
+        for (&(doc, sat), &in_fields) in index.postings(e.term).iter().zip(fields) {
             let d = doc as usize;
             if !scored.seen[d] {
                 scored.seen[d] = true;
                 scored.touched.push(doc);
             }
-            scored.score[d] += factor * sat;
+            let in_name = in_fields & 1 != 0;
+            scored.score[d] += if in_name { name_factor } else { factor } * sat;
             if e.full {
                 scored.full[d] |= e.units;
             } else {

@@ -754,3 +754,50 @@ fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(words(&json, "weak_terms"), ["picture"], "{json}");
 }
+
+#[test]
+fn a_word_in_a_name_outranks_a_word_in_another_description() {
+    // "two" in "between two versions" and "merged" in "merged pull
+    // requests" do not make release notes about merging PDFs.
+    let (_, json) = search_json(&["merge two pdf"]);
+    let mut top: Vec<String> = ids(&json).into_iter().take(2).collect();
+    top.sort();
+    assert_eq!(top, ["pdf-extract", "pdf-forms"], "{json}");
+    // Even when the name's word is common in the catalog and the
+    // description's word is rare.
+    let temp = tempfile::tempdir().unwrap();
+    for (name, description) in [
+        (
+            "pdf-fill",
+            "Fills PDF form fields. Use when a PDF has a form.",
+        ),
+        (
+            "pdf-text",
+            "Pulls text out of PDF files. Use when reading a PDF.",
+        ),
+        (
+            "pdf-sign",
+            "Signs PDF documents. Use when a PDF needs a signature.",
+        ),
+        (
+            "release-notes",
+            "Drafts release notes from merged pull requests. Use when cutting a release.",
+        ),
+        ("csv-clean", "Cleans CSV files. Use when a CSV is messy."),
+    ] {
+        write(
+            temp.path(),
+            &format!("{name}/SKILL.md"),
+            skill_md(name, description),
+        );
+    }
+    let root = temp.path().to_str().unwrap();
+    let answer = run(&["search", "--json", "--root", root, "merge pdf"]);
+    let list = ids(&answer.json());
+    assert!(list[0].starts_with("pdf-"), "{list:?}");
+    assert_eq!(
+        list.iter().position(|n| n == "release-notes"),
+        Some(3),
+        "{list:?}"
+    );
+}
