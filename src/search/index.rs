@@ -66,6 +66,9 @@ pub(crate) struct FieldSpec {
     pub weight: f32,
     /// Length normalisation (BM25 `b`): 0 = none, 1 = full.
     pub b: f32,
+    /// A term found in this field weighs at least this share of the
+    /// largest idf (that of a term no document has); 0 for none.
+    pub min_idf: f32,
 }
 
 /// An inverted index over a set of documents (skills, or namespaces).
@@ -79,13 +82,10 @@ pub(crate) struct Inverted {
     /// letters in the word (a cheap filter before an edit distance).
     words_by_len: Vec<Vec<(Box<str>, u32, u64)>>,
     idf: Vec<f32>,
-    /// (document, saturated weighted frequency in 0..1), grouped by term:
+    /// (document, saturated weighted frequency in 0..1, lifted by a field's
+    /// idf floor when the term is in that field), grouped by term:
     /// term `t` owns `postings[offsets[t]..offsets[t + 1]]`.
     postings: Vec<(u32, f32)>,
-    /// Per posting, the fields the term occurs in (bit `f` for field `f`):
-    /// a word found in a skill's name says more than one in its
-    /// description.
-    fields: Vec<u8>,
     offsets: Vec<u32>,
     docs: usize,
     /// The idf of a term no document has: the most informative a word can be.
@@ -190,9 +190,17 @@ impl Inverted {
         for t in 0..terms {
             offsets[t + 1] = offsets[t] + df[t];
         }
+        let n = docs as f32;
+        index.idf = df[..terms]
+            .iter()
+            .map(|&df| {
+                let df = df as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        index.idf_max = (1.0 + (n + 0.5) / 0.5).ln();
         let mut fill = offsets.clone();
         let mut postings = vec![(0u32, 0.0f32); offsets[terms] as usize];
-        let mut fields = vec![0u8; offsets[terms] as usize];
         let mut doc = 0u32;
         for part in &parts {
             let mut start = 0;
@@ -204,33 +212,25 @@ impl Inverted {
                 }
                 for &(term, counts) in &part.entries[start..end as usize] {
                     let mut tf = 0.0f32;
-                    let mut in_fields = 0u8;
+                    // A field with an idf floor lifts a common term's weight
+                    // in the documents where the term is in that field.
+                    let mut lift = 1.0f32;
                     for f in 0..N {
                         if counts[f] > 0.0 {
                             tf += specs[f].weight * counts[f] / norms[f];
-                            in_fields |= 1u8.checked_shl(f as u32).unwrap_or(0);
+                            let floor = specs[f].min_idf * index.idf_max;
+                            lift = lift.max(floor / index.idf[term as usize]);
                         }
                     }
                     let slot = &mut fill[term as usize];
-                    postings[*slot as usize] = (doc, tf / (K1 + tf));
-                    fields[*slot as usize] = in_fields;
+                    postings[*slot as usize] = (doc, tf / (K1 + tf) * lift);
                     *slot += 1;
                 }
                 start = end as usize;
                 doc += 1;
             }
         }
-        let n = docs as f32;
-        index.idf = df[..terms]
-            .iter()
-            .map(|&df| {
-                let df = df as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-        index.idf_max = (1.0 + (n + 0.5) / 0.5).ln();
         index.postings = postings;
-        index.fields = fields;
         index.offsets = offsets;
         index
     }
@@ -254,13 +254,6 @@ impl Inverted {
     pub fn postings(&self, term: u32) -> &[(u32, f32)] {
         let t = term as usize;
         &self.postings[self.offsets[t] as usize..self.offsets[t + 1] as usize]
-    }
-
-    /// The fields each posting of `term` occurs in, in the order of
-    /// [`Inverted::postings`] (bit `f` for field `f`).
-    pub fn posting_fields(&self, term: u32) -> &[u8] {
-        let t = term as usize;
-        &self.fields[self.offsets[t] as usize..self.offsets[t + 1] as usize]
     }
 
     pub fn df(&self, term: u32) -> u32 {
@@ -345,8 +338,7 @@ impl Inverted {
 
     /// Approximate heap size in bytes, for reports.
     pub fn heap_bytes(&self) -> usize {
-        let postings =
-            self.postings.capacity() * 8 + self.fields.capacity() + self.offsets.capacity() * 4;
+        let postings = self.postings.capacity() * 8 + self.offsets.capacity() * 4;
         let terms: usize = self
             .term_text
             .iter()
@@ -490,6 +482,7 @@ mod tests {
             [FieldSpec {
                 weight: 1.0,
                 b: 0.5,
+                min_idf: 0.0,
             }],
             &docs,
         )
@@ -552,25 +545,45 @@ mod tests {
     }
 
     #[test]
-    fn postings_know_their_fields() {
-        let docs = [["pdf tools", "merged pdf"], ["notes", "merged"]];
-        let index = Inverted::build(
-            [
-                FieldSpec {
-                    weight: 3.0,
-                    b: 0.0,
-                },
-                FieldSpec {
-                    weight: 1.0,
-                    b: 0.0,
-                },
-            ],
-            &docs,
-        );
-        let pdf = index.term("pdf").expect("indexed");
-        let merged = index.term(&text::stem("merged")).expect("indexed");
-        assert_eq!(index.posting_fields(pdf), [0b11]);
-        assert_eq!(index.posting_fields(merged), [0b10, 0b10]);
+    fn a_field_idf_floor_lifts_common_terms_found_in_it() {
+        let docs = [
+            ["pdf fill", "pdf forms"],
+            ["pdf sign", "pdf"],
+            ["notes", "pdf merged"],
+        ];
+        let build = |min_idf: f32| {
+            Inverted::build(
+                [
+                    FieldSpec {
+                        weight: 3.0,
+                        b: 0.0,
+                        min_idf,
+                    },
+                    FieldSpec {
+                        weight: 1.0,
+                        b: 0.0,
+                        min_idf: 0.0,
+                    },
+                ],
+                &docs,
+            )
+        };
+        let (plain, lifted) = (build(0.0), build(0.5));
+        let pdf = plain.term("pdf").expect("indexed");
+        let floor = 0.5 * plain.idf_max() / plain.idf(pdf);
+        assert!(floor > 1.0, "{floor}");
+        let weights =
+            |index: &Inverted| -> Vec<f32> { index.postings(pdf).iter().map(|p| p.1).collect() };
+        let (before, after) = (weights(&plain), weights(&lifted));
+        // In the names of the first two documents: lifted to the floor.
+        for d in 0..2 {
+            assert!(
+                (after[d] - before[d] * floor).abs() < 1e-5,
+                "{before:?} {after:?}"
+            );
+        }
+        // Only in the description of the third: as it was.
+        assert_eq!(after[2], before[2]);
     }
 
     #[test]
@@ -581,10 +594,12 @@ mod tests {
                 FieldSpec {
                     weight: 2.0,
                     b: 0.0,
+                    min_idf: 0.0,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.0,
+                    min_idf: 0.0,
                 },
             ],
             &docs,

@@ -152,14 +152,17 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 3.0,
                     b: 0.3,
+                    min_idf: NAME_IDF_FLOOR,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.75,
+                    min_idf: 0.0,
                 },
                 FieldSpec {
                     weight: 0.5,
                     b: 0.5,
+                    min_idf: 0.0,
                 },
             ],
             &skill_texts,
@@ -174,10 +177,12 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 2.0,
                     b: 0.0,
+                    min_idf: NAME_IDF_FLOOR,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.5,
+                    min_idf: 0.0,
                 },
             ],
             &namespace_texts,
@@ -552,18 +557,14 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
         touched: Vec::new(),
     };
     for e in &plan.expansions {
-        let idf = index.idf(e.term);
-        let factor = e.weight * idf;
-        let name_factor = e.weight * idf.max(NAME_IDF_FLOOR * index.idf_max());
-        let fields = index.posting_fields(e.term);
-        for (&(doc, sat), &in_fields) in index.postings(e.term).iter().zip(fields) {
+        let factor = e.weight * index.idf(e.term);
+        for &(doc, sat) in index.postings(e.term) {
             let d = doc as usize;
             if !scored.seen[d] {
                 scored.seen[d] = true;
                 scored.touched.push(doc);
             }
-            let in_name = in_fields & 1 != 0;
-            scored.score[d] += if in_name { name_factor } else { factor } * sat;
+            scored.score[d] += factor * sat;
             if e.full {
                 scored.full[d] |= e.units;
             } else {
