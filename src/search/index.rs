@@ -35,6 +35,28 @@ impl Hasher for FastHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
+/// A word of the index near a query word (see [`Inverted::near`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Near {
+    pub term: u32,
+    pub distance: usize,
+    /// The one edit is a letter left out of the query word or two
+    /// letters swapped, not a letter changed or added.
+    pub slip: bool,
+}
+
+/// `a` and `b` differ only by two neighbouring letters swapped.
+fn swapped(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) else {
+        return false;
+    };
+    i + 1 < a.len() && a[i] == b[i + 1] && a[i + 1] == b[i] && a[i + 2..] == b[i + 2..]
+}
+
 /// BM25 saturation constant.
 const K1: f32 = 1.2;
 
@@ -44,6 +66,9 @@ pub(crate) struct FieldSpec {
     pub weight: f32,
     /// Length normalisation (BM25 `b`): 0 = none, 1 = full.
     pub b: f32,
+    /// A term found in this field weighs at least this share of the
+    /// largest idf (that of a term no document has); 0 for none.
+    pub min_idf: f32,
 }
 
 /// An inverted index over a set of documents (skills, or namespaces).
@@ -57,7 +82,8 @@ pub(crate) struct Inverted {
     /// letters in the word (a cheap filter before an edit distance).
     words_by_len: Vec<Vec<(Box<str>, u32, u64)>>,
     idf: Vec<f32>,
-    /// (document, saturated weighted frequency in 0..1), grouped by term:
+    /// (document, saturated weighted frequency in 0..1, lifted by a field's
+    /// idf floor when the term is in that field), grouped by term:
     /// term `t` owns `postings[offsets[t]..offsets[t + 1]]`.
     postings: Vec<(u32, f32)>,
     offsets: Vec<u32>,
@@ -164,6 +190,15 @@ impl Inverted {
         for t in 0..terms {
             offsets[t + 1] = offsets[t] + df[t];
         }
+        let n = docs as f32;
+        index.idf = df[..terms]
+            .iter()
+            .map(|&df| {
+                let df = df as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        index.idf_max = (1.0 + (n + 0.5) / 0.5).ln();
         let mut fill = offsets.clone();
         let mut postings = vec![(0u32, 0.0f32); offsets[terms] as usize];
         let mut doc = 0u32;
@@ -177,28 +212,24 @@ impl Inverted {
                 }
                 for &(term, counts) in &part.entries[start..end as usize] {
                     let mut tf = 0.0f32;
+                    // A field with an idf floor lifts a common term's weight
+                    // in the documents where the term is in that field.
+                    let mut lift = 1.0f32;
                     for f in 0..N {
                         if counts[f] > 0.0 {
                             tf += specs[f].weight * counts[f] / norms[f];
+                            let floor = specs[f].min_idf * index.idf_max;
+                            lift = lift.max(floor / index.idf[term as usize]);
                         }
                     }
                     let slot = &mut fill[term as usize];
-                    postings[*slot as usize] = (doc, tf / (K1 + tf));
+                    postings[*slot as usize] = (doc, tf / (K1 + tf) * lift);
                     *slot += 1;
                 }
                 start = end as usize;
                 doc += 1;
             }
         }
-        let n = docs as f32;
-        index.idf = df[..terms]
-            .iter()
-            .map(|&df| {
-                let df = df as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-        index.idf_max = (1.0 + (n + 0.5) / 0.5).ln();
         index.postings = postings;
         index.offsets = offsets;
         index
@@ -225,13 +256,15 @@ impl Inverted {
         &self.postings[self.offsets[t] as usize..self.offsets[t + 1] as usize]
     }
 
-    fn df(&self, term: u32) -> u32 {
+    pub fn df(&self, term: u32) -> u32 {
         self.offsets[term as usize + 1] - self.offsets[term as usize]
     }
 
     /// Terms with a word within a small edit distance of `word` (1 for
-    /// short words, 2 from eight letters), closest first, at most `limit`.
-    pub fn near(&self, word: &str, limit: usize) -> Vec<(u32, usize)> {
+    /// short words, 2 from eight letters), closest first, at most `limit`,
+    /// each with its distance and whether the one edit is a slip: a letter
+    /// of the word left out (`revew` for `review`) or two letters swapped.
+    pub fn near(&self, word: &str, limit: usize) -> Vec<Near> {
         let len = word.len();
         if len < 4 || !word.is_ascii() {
             return Vec::new();
@@ -246,22 +279,30 @@ impl Inverted {
                     continue;
                 }
                 if let Some(d) = text::bounded_distance(word.as_bytes(), surface.as_bytes(), max) {
-                    found.push((*id, d));
+                    let slip = d == 1 && (surface.len() > len || swapped(word, surface));
+                    found.push(Near {
+                        term: *id,
+                        distance: d,
+                        slip,
+                    });
                 }
             }
         }
-        // Closest first; among equals, the more common word (it is the
-        // likelier intent), then the text for a stable order.
+        // Closest first; among equals, a slip (the likelier typo), then the
+        // more common word (the likelier intent), then the text for a
+        // stable order.
         found.sort_by(|a, b| {
-            a.1.cmp(&b.1)
-                .then(self.df(b.0).cmp(&self.df(a.0)))
-                .then(self.term_text[a.0 as usize].cmp(&self.term_text[b.0 as usize]))
+            a.distance
+                .cmp(&b.distance)
+                .then(b.slip.cmp(&a.slip))
+                .then(self.df(b.term).cmp(&self.df(a.term)))
+                .then(self.term_text[a.term as usize].cmp(&self.term_text[b.term as usize]))
         });
         // Several spellings of one stem: keep its closest.
         let mut seen: Vec<u32> = Vec::new();
-        found.retain(|(id, _)| {
-            let new = !seen.contains(id);
-            seen.push(*id);
+        found.retain(|near| {
+            let new = !seen.contains(&near.term);
+            seen.push(near.term);
             new
         });
         found.truncate(limit);
@@ -441,6 +482,7 @@ mod tests {
             [FieldSpec {
                 weight: 1.0,
                 b: 0.5,
+                min_idf: 0.0,
             }],
             &docs,
         )
@@ -478,6 +520,73 @@ mod tests {
     }
 
     #[test]
+    fn near_words_say_whether_the_edit_is_a_slip() {
+        let index = index(&["review the code", "print a page"]);
+        let near = |word: &str| -> Vec<(String, usize, bool)> {
+            index
+                .near(word, 5)
+                .iter()
+                .map(|n| {
+                    (
+                        index.term_text[n.term as usize].to_string(),
+                        n.distance,
+                        n.slip,
+                    )
+                })
+                .collect()
+        };
+        // A letter left out, two letters swapped: slips.
+        assert_eq!(near("revew"), [("review".to_string(), 1, true)]);
+        assert_eq!(near("reveiw"), [("review".to_string(), 1, true)]);
+        // A letter changed or added: not.
+        assert_eq!(near("paint"), [("print".to_string(), 1, false)]);
+        assert_eq!(near("prints"), [("print".to_string(), 1, false)]);
+        assert!(swapped("abcd", "abdc") && !swapped("abcd", "abcd") && !swapped("abcd", "bacdx"));
+    }
+
+    #[test]
+    fn a_field_idf_floor_lifts_common_terms_found_in_it() {
+        let docs = [
+            ["pdf fill", "pdf forms"],
+            ["pdf sign", "pdf"],
+            ["notes", "pdf merged"],
+        ];
+        let build = |min_idf: f32| {
+            Inverted::build(
+                [
+                    FieldSpec {
+                        weight: 3.0,
+                        b: 0.0,
+                        min_idf,
+                    },
+                    FieldSpec {
+                        weight: 1.0,
+                        b: 0.0,
+                        min_idf: 0.0,
+                    },
+                ],
+                &docs,
+            )
+        };
+        let (plain, lifted) = (build(0.0), build(0.5));
+        let pdf = plain.term("pdf").expect("indexed");
+        let floor = 0.5 * plain.idf_max() / plain.idf(pdf);
+        assert!(floor > 1.0, "{floor}");
+        let weights =
+            |index: &Inverted| -> Vec<f32> { index.postings(pdf).iter().map(|p| p.1).collect() };
+        let (before, after) = (weights(&plain), weights(&lifted));
+        // In the names of the first two documents: lifted to the floor.
+        for d in 0..2 {
+            assert!(
+                (after[d] - before[d] * floor).abs() < 1e-5,
+                "{before:?} {after:?}"
+            );
+        }
+        // Only in the description of the third: as it was.
+        assert_eq!(after[2], before[2]);
+    }
+
+    #[test]
     fn counts_a_term_once_per_document_across_fields() {
         let docs = [["alpha beta", "alpha alpha gamma"], ["beta", "delta"]];
         let index = Inverted::build(
@@ -485,10 +594,12 @@ mod tests {
                 FieldSpec {
                     weight: 2.0,
                     b: 0.0,
+                    min_idf: 0.0,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.0,
+                    min_idf: 0.0,
                 },
             ],
             &docs,

@@ -66,13 +66,18 @@ pub struct SearchResults {
     pub no_match: bool,
     /// Query words that matched nothing in the catalog.
     pub unmatched_terms: Vec<String>,
+    /// Query words that matched only weakly: the catalog does not have
+    /// them, and what was tried instead is a synonym (`picture` → image)
+    /// or a guess (`dock` → docs), which counts half. Together with
+    /// `unmatched_terms`, they say why an answer is "no match".
+    pub weak_terms: Vec<String>,
 }
 
 /// The relevance floor. The best candidate is an answer when it matches
 /// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
-/// as one word; a sure typo counts), or one word and at least
-/// [`MIN_COVERAGE`] of the query (synonyms, guesses and single CJK
-/// characters count half). One word of a longer query is a
+/// as one word; a sure typo and the start of a name's word count), or one
+/// word and at least [`MIN_COVERAGE`] of the query (synonyms, guesses and
+/// single CJK characters count half). One word of a longer query is a
 /// coincidence: "jest jokes for a birthday card" is not about the test
 /// runner. Long queries pass on their matched words, not on their share.
 const MIN_WORDS: f32 = 2.0;
@@ -80,6 +85,16 @@ const MIN_COVERAGE: f32 = 0.5;
 /// Relevance (score over the query's ideal score) under which nothing is an
 /// answer, whatever it matched.
 const FLOOR: f32 = 0.02;
+/// A query word of this many characters or more one edit away from a
+/// catalog word is taken for a typo of it, and counts as that word; from
+/// [`MIN_SURE_SLIP`] characters when the edit is a letter left out or two
+/// letters swapped.
+const MIN_SURE_TYPO: usize = 6;
+const MIN_SURE_SLIP: usize = 5;
+/// The weight of a number word ("two") found in a skill: it says little
+/// about which skill is meant ("between two versions" is not about merging
+/// two PDFs).
+const NUMBER_WEIGHT: f32 = 0.25;
 /// At most this many names in a `select:` list.
 const MAX_SELECT: usize = 256;
 /// Longer queries are cut to this many bytes.
@@ -99,6 +114,14 @@ fn cut_at_char(text: &str, max: usize) -> &str {
 /// A namespace matching at least this well puts all its skills in the
 /// running.
 const NAMESPACE_MIN: f32 = 0.3;
+/// A word found in a skill's name (or a namespace's path) weighs at least
+/// this share of the most a word can weigh (the idf of a word no document
+/// has). A skill is named for what it is about, so a common word there
+/// ("pdf" among many PDF skills) still says more than a rarer word in
+/// another skill's description ("merged pull requests" for "merge pdf").
+/// On a large catalog that is about the weight of a word in one skill of
+/// thirty.
+const NAME_IDF_FLOOR: f32 = 0.35;
 /// Results scoring under this share of the best one are noise.
 const RELATIVE_FLOOR: f32 = 0.15;
 
@@ -114,7 +137,7 @@ pub struct SearchIndex {
     /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
     parent: Vec<u32>,
     /// Built on the first query word the index does not know.
-    joined: std::sync::OnceLock<JoinedNames>,
+    names: std::sync::OnceLock<NameWords>,
 }
 
 impl SearchIndex {
@@ -129,14 +152,17 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 3.0,
                     b: 0.3,
+                    min_idf: NAME_IDF_FLOOR,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.75,
+                    min_idf: 0.0,
                 },
                 FieldSpec {
                     weight: 0.5,
                     b: 0.5,
+                    min_idf: 0.0,
                 },
             ],
             &skill_texts,
@@ -151,10 +177,12 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 2.0,
                     b: 0.0,
+                    min_idf: NAME_IDF_FLOOR,
                 },
                 FieldSpec {
                     weight: 1.0,
                     b: 0.5,
+                    min_idf: 0.0,
                 },
             ],
             &namespace_texts,
@@ -205,33 +233,41 @@ impl SearchIndex {
             skill_namespace,
             namespace_runs,
             parent,
-            joined: std::sync::OnceLock::new(),
+            names: std::sync::OnceLock::new(),
         }
     }
 
-    /// Names with separators, joined (see [`JoinedNames`]).
-    fn joined_names(&self, catalog: &Catalog) -> &JoinedNames {
-        self.joined.get_or_init(|| {
-            let mut joined = JoinedNames::default();
+    /// The words of the skills' names (see [`NameWords`]).
+    fn name_words(&self, catalog: &Catalog) -> &NameWords {
+        self.names.get_or_init(|| {
+            let mut names = NameWords::default();
             for skill in catalog.skills() {
                 let name = skill.name.to_lowercase();
-                if !name.contains(['-', '_', '.']) {
+                let words: Vec<(String, u32)> = text::terms(&name)
+                    .into_iter()
+                    .filter(|t| t.kind == Kind::Word)
+                    .filter_map(|t| Some((t.surface, self.skills.term(&t.text)?)))
+                    .collect();
+                if words.is_empty() {
                     continue;
                 }
-                let key: String = name
-                    .chars()
-                    .filter(|c| !matches!(c, '-' | '_' | '.'))
-                    .collect();
-                let terms: Vec<u32> = text::terms(&name)
-                    .iter()
-                    .filter(|t| t.kind == Kind::Word)
-                    .filter_map(|t| self.skills.term(&t.text))
-                    .collect();
-                if !terms.is_empty() {
-                    joined.entry(key).or_insert(terms);
+                if name.contains(['-', '_', '.']) {
+                    let key: String = name
+                        .chars()
+                        .filter(|c| !matches!(c, '-' | '_' | '.'))
+                        .collect();
+                    names
+                        .joined
+                        .entry(key)
+                        .or_insert_with(|| words.iter().map(|w| w.1).collect());
                 }
+                names
+                    .words
+                    .extend(words.into_iter().map(|(w, id)| (w.into_boxed_str(), id)));
             }
-            joined
+            names.words.sort_unstable();
+            names.words.dedup();
+            names
         })
     }
 
@@ -274,7 +310,11 @@ struct Unit {
     label: String,
     cjk: bool,
     mass: f32,
+    /// Something in the catalog answers to it, if only a guess.
     matched: bool,
+    /// Something answers to it for sure: the word, its stem, a sure typo
+    /// fix, a name it begins; not only a synonym or a guess.
+    sure: bool,
 }
 
 struct Plan {
@@ -282,11 +322,47 @@ struct Plan {
     units: Vec<Unit>,
 }
 
-/// Skill names written without their separators (`gitbisect` for
-/// `git-bisect`), each with the terms of the name's words.
-type JoinedNames = FastMap<String, Vec<u32>>;
+/// What the skills' names offer a query word the index does not know: the
+/// name typed without its separators (`gitbisect` for `git-bisect`), or the
+/// start of one of its words (`kube` for `kubernetes`, `docker` for
+/// `dockerfile`). Both are what a person types when they half remember a
+/// name, so both count as real matches.
+#[derive(Debug, Clone, Default)]
+struct NameWords {
+    /// Names with separators, joined, each with the terms of its words.
+    joined: FastMap<String, Vec<u32>>,
+    /// The words of the names as written (lower-cased, not stemmed),
+    /// sorted, each with its term.
+    words: Vec<(Box<str>, u32)>,
+}
 
-fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
+/// A query word this long (in characters) that begins a word of a skill's
+/// name stands for that word. Shorter ones begin too many.
+const MIN_NAME_PREFIX: usize = 4;
+
+impl NameWords {
+    /// Terms of the name words that begin with `prefix` and are longer,
+    /// the most common first, at most `limit`.
+    fn completions(&self, index: &Inverted, prefix: &str, limit: usize) -> Vec<u32> {
+        if prefix.chars().count() < MIN_NAME_PREFIX {
+            return Vec::new();
+        }
+        let start = self.words.partition_point(|(w, _)| &**w < prefix);
+        let mut found: Vec<u32> = self.words[start..]
+            .iter()
+            .take_while(|(w, _)| w.starts_with(prefix))
+            .filter(|(w, _)| w.len() > prefix.len())
+            .map(|&(_, id)| id)
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found.sort_by_key(|&id| std::cmp::Reverse(index.df(id)));
+        found.truncate(limit);
+        found
+    }
+}
+
+fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
     let terms = text::terms(query);
     let mut units: Vec<Unit> = Vec::new();
     let mut expansions = Vec::new();
@@ -299,6 +375,7 @@ fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
                 cjk: false,
                 mass: 0.0,
                 matched: false,
+                sure: false,
             });
         }
         let mask = (first..=last).fold(0u64, |m, u| m | unit_bit(u));
@@ -306,42 +383,69 @@ fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
             Kind::Word => {
                 let unit = &mut units[first];
                 unit.label = term.surface.clone();
-                unit.mass = 1.0;
+                let number = text::is_number_word(&term.surface);
+                unit.mass = if number { 0.0 } else { 1.0 };
                 if let Some(id) = index.term(&term.text) {
-                    expansions.push(Expansion::new(id, 1.0, mask, true));
+                    let weight = if number { NUMBER_WEIGHT } else { 1.0 };
+                    expansions.push(Expansion::new(id, weight, mask, true));
                     unit.matched = true;
-                } else if !text::synonyms(&term.text)
-                    .iter()
-                    .any(|s| index.term(s).is_some())
-                {
-                    // Unknown word (and not a known word's synonym): a skill
-                    // name typed without its hyphens (`gitbisect`), else a
-                    // near spelling, else a completion. The last two are
-                    // guesses, so they cover their query word only in part.
-                    if let Some(terms) = joined.and_then(|j| j.get(term.surface.as_str())) {
+                    unit.sure = true;
+                } else {
+                    // Unknown word. A skill name typed without its hyphens
+                    // (`gitbisect`) or the start of a word of a name (`kube`,
+                    // `docker` for `dockerfile`) is someone half remembering
+                    // a name: both count in full.
+                    if let Some(terms) = names.and_then(|n| n.joined.get(term.surface.as_str())) {
                         for &id in terms {
                             expansions.push(Expansion::new(id, 0.8, mask, true));
                         }
                         unit.matched = true;
+                        unit.sure = true;
                         continue;
                     }
-                    let mut near = index.near(&term.text, 2);
-                    if near.is_empty() && term.surface != term.text {
-                        near = index.near(&term.surface, 2);
-                    }
-                    // A long word one edit away is almost surely a typo; short
-                    // words have too many neighbours to be sure.
-                    let letters = term.surface.len();
-                    for (id, distance) in &near {
-                        let weight = if *distance == 1 { 0.7 } else { 0.5 };
-                        let sure = (*distance == 1 && letters >= 6) || letters >= 9;
-                        expansions.push(Expansion::new(*id, weight, mask, sure));
+                    let starts =
+                        names.map_or_else(Vec::new, |n| n.completions(index, &term.surface, 3));
+                    for &id in &starts {
+                        expansions.push(Expansion::new(id, 0.7, mask, true));
                         unit.matched = true;
+                        unit.sure = true;
                     }
-                    if near.is_empty() {
-                        for id in index.completions(&term.surface, 2) {
-                            expansions.push(Expansion::new(id, 0.5, mask, false));
+                    // Otherwise, unless a synonym is known (the likelier
+                    // reading), a near spelling, else a completion of any
+                    // word. A near spelling of a short word and a
+                    // completion are guesses: they cover their query word
+                    // only in part.
+                    let guess = starts.is_empty()
+                        && !text::synonyms(&term.text)
+                            .iter()
+                            .any(|s| index.term(s).is_some());
+                    if guess {
+                        let mut near = index.near(&term.text, 2);
+                        if near.is_empty() && term.surface != term.text {
+                            near = index.near(&term.surface, 2);
+                        }
+                        // One edit in a word of six letters or more is almost
+                        // surely a typo, and so is a slip in a five-letter
+                        // word (a letter left out, `revew`, or two swapped);
+                        // a letter changed in a short word often makes
+                        // another word (`paint`, `print`), and four-letter
+                        // words have too many neighbours (`dock`: docs, lock).
+                        let letters = term.surface.chars().count();
+                        for near in &near {
+                            let one = near.distance == 1;
+                            let weight = if one { 0.7 } else { 0.5 };
+                            let sure = (one && letters >= MIN_SURE_TYPO)
+                                || (one && near.slip && letters >= MIN_SURE_SLIP)
+                                || letters >= 9;
+                            expansions.push(Expansion::new(near.term, weight, mask, sure));
                             unit.matched = true;
+                            unit.sure |= sure;
+                        }
+                        if near.is_empty() {
+                            for id in index.completions(&term.surface, 2) {
+                                expansions.push(Expansion::new(id, 0.5, mask, false));
+                                unit.matched = true;
+                            }
                         }
                     }
                 }
@@ -359,6 +463,7 @@ fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
                     expansions.push(Expansion::new(id, 1.0, mask, true));
                     for u in &mut units[first..=last] {
                         u.matched = true;
+                        u.sure = true;
                     }
                 }
             }
@@ -378,6 +483,7 @@ fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
                     expansions.push(Expansion::new(id, weight, mask, full));
                     for u in &mut units[first..=last] {
                         u.matched = true;
+                        u.sure |= full;
                     }
                 }
             }
@@ -413,8 +519,17 @@ fn plan(index: &Inverted, query: &str, joined: Option<&JoinedNames>) -> Plan {
                     expansions.push(Expansion::new(id, 0.7, mask, true));
                     for &u in &covered {
                         units[u].matched = true;
+                        units[u].sure = true;
                     }
                 }
+            }
+        }
+    }
+    // A query of number words only ("two") is about them after all.
+    if units.iter().all(|u| u.mass == 0.0) {
+        for unit in &mut units {
+            if !unit.cjk && text::is_number_word(&unit.label) {
+                unit.mass = 1.0;
             }
         }
     }
@@ -515,6 +630,22 @@ impl Plan {
         ideal.max(f32::EPSILON)
     }
 
+    /// Query words that matched only a synonym or a guess.
+    fn weak(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for unit in &self.units {
+            if unit.mass > 0.0
+                && unit.matched
+                && !unit.sure
+                && !unit.cjk
+                && !out.contains(&unit.label)
+            {
+                out.push(unit.label.clone());
+            }
+        }
+        out
+    }
+
     /// Query words that matched nothing, CJK runs joined back together.
     fn unmatched(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
@@ -567,7 +698,7 @@ fn search(
     // boundary) so it costs what a long sentence costs, not more.
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let pinned = named_skills(catalog, query);
-    let plan = plan(&index.skills, query, Some(index.joined_names(catalog)));
+    let plan = plan(&index.skills, query, Some(index.name_words(catalog)));
     let scored = score(&index.skills, &plan);
 
     // Namespaces first: how well each matches on its own text.
@@ -743,12 +874,21 @@ fn search(
                 .any(|&i| catalog.skills()[i].name.contains(t.as_str()))
         });
     }
+    let mut weak_terms = plan.weak();
+    if !pinned.is_empty() {
+        weak_terms.retain(|t| {
+            !pinned
+                .iter()
+                .any(|&i| catalog.skills()[i].name.contains(t.as_str()))
+        });
+    }
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
         hits,
         namespaces,
         unmatched_terms,
+        weak_terms,
     }
 }
 
@@ -794,6 +934,7 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
         hits,
         namespaces: Vec::new(),
         unmatched_terms,
+        weak_terms: Vec::new(),
     }
 }
 
@@ -873,6 +1014,7 @@ pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle
         "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
         "no_match": results.no_match,
         "unmatched_terms": results.unmatched_terms,
+        "weak_terms": results.weak_terms,
     })
 }
 

@@ -141,6 +141,16 @@ const STOP_WORDS: &[&str] = &[
     "your",
 ];
 
+/// Number words ("merge two pdfs", "three python versions") are searched
+/// but say little about which skill is meant: they weigh nothing in how
+/// much of a query a skill covers. ("one" is a stop word.)
+pub(crate) fn is_number_word(word: &str) -> bool {
+    matches!(
+        word,
+        "two" | "three" | "four" | "five" | "six" | "seven" | "eight" | "nine" | "ten"
+    )
+}
+
 pub(crate) fn is_stop_word(word: &str) -> bool {
     // Words of up to eight bytes packed into integers and kept in a small
     // open-addressing table: one multiply and a probe or two (this runs for

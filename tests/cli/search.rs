@@ -666,3 +666,138 @@ fn joined_words_and_accents_are_found() {
     let answer = run(&["search", "--json", "--root", root, "javabuild"]);
     assert_eq!(ids(&answer.json())[0], "java-build");
 }
+
+fn words(json: &Value, key: &str) -> Vec<String> {
+    json[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} array: {json}"))
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn one_word_that_begins_a_name_or_is_a_sure_typo_is_an_answer() {
+    // The start of a word of a skill's name, a letter left out of a
+    // five-letter word, two letters swapped, a letter doubled.
+    for (query, first) in [
+        ("docker", "dockerfile-hardening"),
+        ("dockerfil", "dockerfile-hardening"),
+        ("bisec", "git-bisect"),
+        ("revew", "code-review"),
+        ("reveiw", "code-review"),
+        ("bisecct", "git-bisect"),
+    ] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 0, "{query}: {run:?}");
+        assert_eq!(json["no_match"], false, "{query}: {json}");
+        assert_eq!(ids(&json)[0], first, "{query}: {json}");
+    }
+    // A guess at the word scores under the word itself.
+    for (guess, word) in [("bisec", "bisect"), ("revew", "review")] {
+        let score = |q: &str| search_json(&[q]).1["results"][0]["score"].as_f64().unwrap();
+        assert!(score(guess) < score(word), "{guess} vs {word}");
+    }
+}
+
+#[test]
+fn a_name_prefix_is_counted_in_characters() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "dev/проверка-кода/SKILL.md",
+        skill_md(
+            "проверка-кода",
+            "Reviews a change before it is merged. Use when asked for a review.",
+        ),
+    );
+    let root = temp.path().to_str().unwrap();
+    let search = |q: &str| run(&["search", "--json", "--root", root, q]);
+    // Four letters (eight bytes) begin the name; two letters (four bytes)
+    // are too few.
+    let answer = search("пров");
+    assert_eq!(answer.code, 0, "{answer:?}");
+    assert_eq!(ids(&answer.json()), ["проверка-кода"]);
+    let answer = search("пр");
+    assert_eq!(answer.code, 1, "{answer:?}");
+    assert_eq!(words(&answer.json(), "unmatched_terms"), ["пр"]);
+}
+
+#[test]
+fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
+    // A letter changed in a short word, a four-letter word, a word known
+    // only through a synonym: guesses, not evidence.
+    for (query, weak) in [("paint", "paint"), ("txet", "txet"), ("picture", "picture")] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 1, "{query}: {run:?}");
+        assert_eq!(json["no_match"], true, "{query}: {json}");
+        assert_eq!(words(&json, "weak_terms"), [weak], "{query}: {json}");
+        assert!(words(&json, "unmatched_terms").is_empty(), "{json}");
+    }
+    // Unrelated words still find nothing, and the answer says which.
+    for query in [
+        "kubernetes helm chart",
+        "weather forecast",
+        "guitar chords",
+        "banana",
+        "horse",
+        "book a flight",
+    ] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 1, "{query}: {run:?}");
+        assert_eq!(json["no_match"], true, "{query}: {json}");
+        let named = words(&json, "unmatched_terms").len() + words(&json, "weak_terms").len();
+        assert!(named > 0, "{query}: {json}");
+    }
+    // An answer lists its weak words too.
+    let (run, json) = search_json(&["extract pdf text picture"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(words(&json, "weak_terms"), ["picture"], "{json}");
+}
+
+#[test]
+fn a_word_in_a_name_outranks_a_word_in_another_description() {
+    // "two" in "between two versions" and "merged" in "merged pull
+    // requests" do not make release notes about merging PDFs.
+    let (_, json) = search_json(&["merge two pdf"]);
+    let mut top: Vec<String> = ids(&json).into_iter().take(2).collect();
+    top.sort();
+    assert_eq!(top, ["pdf-extract", "pdf-forms"], "{json}");
+    // Even when the name's word is common in the catalog and the
+    // description's word is rare.
+    let temp = tempfile::tempdir().unwrap();
+    for (name, description) in [
+        (
+            "pdf-fill",
+            "Fills PDF form fields. Use when a PDF has a form.",
+        ),
+        (
+            "pdf-text",
+            "Pulls text out of PDF files. Use when reading a PDF.",
+        ),
+        (
+            "pdf-sign",
+            "Signs PDF documents. Use when a PDF needs a signature.",
+        ),
+        (
+            "release-notes",
+            "Drafts release notes from merged pull requests. Use when cutting a release.",
+        ),
+        ("csv-clean", "Cleans CSV files. Use when a CSV is messy."),
+    ] {
+        write(
+            temp.path(),
+            &format!("{name}/SKILL.md"),
+            skill_md(name, description),
+        );
+    }
+    let root = temp.path().to_str().unwrap();
+    let answer = run(&["search", "--json", "--root", root, "merge pdf"]);
+    let list = ids(&answer.json());
+    assert!(list[0].starts_with("pdf-"), "{list:?}");
+    assert_eq!(
+        list.iter().position(|n| n == "release-notes"),
+        Some(3),
+        "{list:?}"
+    );
+}
