@@ -137,13 +137,20 @@ fn terminal_columns() -> usize {
 /// The names a `select:` list gave that no skill has, or the query words
 /// that matched nothing: one line, when there are any.
 fn write_unmatched(out: &mut impl Write, results: &search::SearchResults) -> std::io::Result<()> {
-    if results.unmatched_terms.is_empty() {
-        return Ok(());
+    if !results.unmatched_terms.is_empty() {
+        let label = if search::select_list(&results.query).is_some() {
+            "No skill named"
+        } else {
+            "Words that matched nothing"
+        };
+        writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))?;
     }
-    let label = if search::select_list(&results.query).is_some() {
-        "No skill named"
-    } else {
-        "Words that matched nothing"
-    };
-    writeln!(out, "{label}: {}", results.unmatched_terms.join(", "))
+    if !results.weak_terms.is_empty() {
+        writeln!(
+            out,
+            "Words that matched only weakly (a related word or a guessed typo): {}",
+            results.weak_terms.join(", ")
+        )?;
+    }
+    Ok(())
 }

@@ -801,3 +801,16 @@ fn a_word_in_a_name_outranks_a_word_in_another_description() {
         "{list:?}"
     );
 }
+
+/// A no-match answer in text names the words that matched only weakly,
+/// as the JSON answer does.
+#[test]
+fn a_text_no_match_names_the_weak_words() {
+    let out = run(&["search", "paint", "--root", "skills"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("Words that matched only weakly (a related word or a guessed typo): paint"),
+        "{out:?}"
+    );
+}
