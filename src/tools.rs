@@ -27,6 +27,8 @@ pub const SEARCH_MAX_LIMIT: usize = 50;
 /// Default and largest `max_results` of `grep_skills`.
 pub const GREP_DEFAULT_MAX_RESULTS: usize = 200;
 pub const GREP_MAX_RESULTS: usize = 1_000;
+/// The largest `max_tokens` a `read_skill` call may ask for.
+pub const READ_MAX_TOKENS: usize = 50_000;
 /// A grep answer shows at most this many characters of one line.
 pub const GREP_MAX_LINE_CHARS: usize = 300;
 /// Longest accepted text of a name, path, section, query or pattern. Longer
@@ -77,6 +79,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
                     "section": string("Only the section under this heading (its text or slug)."),
                     "start_line": integer("First line to read (1-based, inclusive); reads the whole file from there when end_line is absent."),
                     "end_line": integer("Last line to read (1-based, inclusive)."),
+                    "max_tokens": integer("Cut the answer at about this many tokens (default 5,000, at most 50,000); raise it to see more of a very long line."),
                 }),
                 &["name"],
             ),
@@ -432,6 +435,7 @@ pub fn read_skill(
     let section = arguments.string("section")?;
     let start = arguments.whole_number("start_line")?;
     let end = arguments.whole_number("end_line")?;
+    let max_tokens = arguments.whole_number("max_tokens")?;
     for (argument, value) in [("name", Some(name)), ("path", path), ("section", section)] {
         if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
             return Ok(answer);
@@ -479,6 +483,14 @@ pub fn read_skill(
         (Ok(start), Ok(end)) => (start, end),
         (Err(answer), _) | (_, Err(answer)) => return Ok(answer),
     };
+    let max_tokens = match at_least_one(
+        "max_tokens",
+        max_tokens,
+        "leave it out for the default (5,000)",
+    ) {
+        Ok(max_tokens) => max_tokens.map_or(0, |n| n.min(READ_MAX_TOKENS)),
+        Err(answer) => return Ok(answer),
+    };
     if let (Some(a), Some(b)) = (start, end) {
         if a > b {
             return Ok(ToolAnswer::error(format!(
@@ -504,7 +516,7 @@ pub fn read_skill(
         raw: false,
         section: section.map(str::to_string),
         lines,
-        max_tokens: 0,
+        max_tokens,
     };
     let result = match query::read(catalog, &request) {
         Ok(result) => result,
@@ -526,7 +538,13 @@ pub fn read_skill(
         }
     }
     if let Some(note) = &result.note {
-        text.push_str(&format!("note: {note}\n"));
+        // A long line cut by the cap: more of it fits in a larger one.
+        let more = if note.contains("bytes are shown") && max_tokens < READ_MAX_TOKENS {
+            " — pass a larger max_tokens (up to 50,000) to see more of it"
+        } else {
+            ""
+        };
+        text.push_str(&format!("note: {note}{more}\n"));
     }
     text.push('\n');
     text.push_str(&result.content);
@@ -544,9 +562,16 @@ pub fn read_skill(
         if result.path != "SKILL.md" {
             call["path"] = result.path.clone().into();
         }
+        if max_tokens != 0 {
+            call["max_tokens"] = max_tokens.into();
+        }
         text.push_str(&format!(
             "\n[cut at about {} tokens; continue with read_skill {call}]\n",
-            crate::rules::thousands(query::read::DEFAULT_MAX_TOKENS)
+            crate::rules::thousands(if max_tokens == 0 {
+                query::read::DEFAULT_MAX_TOKENS
+            } else {
+                max_tokens
+            })
         ));
     }
     Ok(ToolAnswer::ok(text))

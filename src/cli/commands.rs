@@ -956,7 +956,12 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     out.flush()?;
     if let Some(note) = &result.note {
         if !cli.global.quiet {
-            eprintln!("skilldex: note: {note}");
+            let more = if note.contains("bytes are shown") {
+                " — a larger --max-tokens shows more of it"
+            } else {
+                ""
+            };
+            eprintln!("skilldex: note: {note}{more}");
         }
     }
     Ok(ExitCode::SUCCESS)

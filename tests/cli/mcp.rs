@@ -1090,3 +1090,47 @@ fn grep_skills_searches_a_namespace() {
     );
     assert!(is_error && text.contains("not both"), "{text}");
 }
+
+/// A line longer than the cap is shown in part with a note that says how
+/// to see more: `max_tokens`, which the continuation call carries on.
+#[test]
+fn a_long_line_can_be_read_further_with_max_tokens() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(&root, "alpha/SKILL.md", skill_file("alpha"));
+    let wide = "word ".repeat(40_000); // 200,000 bytes on one line
+    write(
+        &root,
+        "alpha/refs/wide.md",
+        format!("{wide}\nsecond line\nthird line\n"),
+    );
+    let mut raw = Raw::start(&root, &[]);
+    let (is_error, small) = raw.call(
+        "read_skill",
+        json!({"name": "alpha", "path": "refs/wide.md"}),
+    );
+    let head = |text: &str| text.chars().take(300).collect::<String>();
+    assert!(!is_error, "{}", head(&small));
+    assert!(
+        small.contains("pass a larger max_tokens"),
+        "{}",
+        head(&small)
+    );
+    let (is_error, large) = raw.call(
+        "read_skill",
+        json!({"name": "alpha", "path": "refs/wide.md", "max_tokens": 20000}),
+    );
+    assert!(!is_error, "{large}");
+    assert!(
+        large.len() > small.len() + 20_000,
+        "{} vs {}",
+        large.len(),
+        small.len()
+    );
+    assert!(
+        large.contains("\"max_tokens\":20000"),
+        "the continuation keeps the cap: {large}"
+    );
+    let (is_error, text) = raw.call("read_skill", json!({"name": "alpha", "max_tokens": 0}));
+    assert!(is_error && text.contains("`max_tokens` is 0"), "{text}");
+}
