@@ -424,16 +424,13 @@ fn follow_link(
 ) -> Option<std::fs::FileType> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
-        Err(_) => {
-            let target = std::fs::read_link(path)
-                .map(|t| t.display().to_string())
-                .unwrap_or_else(|_| "?".into());
-            shared.report(
-                path,
-                Code::DanglingSymlink,
-                format!(
-                    "dangling symlink: its target {target} does not exist — fix or delete the link"
-                ),
+        Err(error) => {
+            push(
+                &shared.findings,
+                PathFinding {
+                    path: path.to_path_buf(),
+                    finding: broken_link(path, &error),
+                },
             );
             return None;
         }
@@ -954,10 +951,36 @@ fn describe_walk_error(
 /// folder it may not list.
 fn describe_unreadable(path: &Path, error: &std::io::Error) -> Finding {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    if is_link && std::fs::metadata(path).is_err() {
-        let target = std::fs::read_link(path)
-            .map(|t| t.display().to_string())
-            .unwrap_or_else(|_| "?".into());
+    match std::fs::metadata(path) {
+        Err(link_error) if is_link => broken_link(path, &link_error),
+        _ => Finding::new(
+            Code::WalkError,
+            Position::START,
+            format!(
+                "could not search this path: {error} — check that skilldex may read and list it"
+            ),
+        ),
+    }
+}
+
+/// A finding for a symlink that cannot be followed (`error` is what
+/// following it gave): a loop, a target that does not exist, or one that
+/// may not be read.
+fn broken_link(path: &Path, error: &std::io::Error) -> Finding {
+    let target = std::fs::read_link(path)
+        .map(|t| t.display().to_string())
+        .unwrap_or_else(|_| "?".into());
+    #[cfg(unix)]
+    let looped = error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error());
+    #[cfg(not(unix))]
+    let looped = false;
+    if looped {
+        Finding::new(
+            Code::SymlinkLoop,
+            Position::START,
+            format!("symlink loop: its target {target} leads back through links to itself and never reaches a file or folder — fix or delete the link"),
+        )
+    } else if error.kind() == std::io::ErrorKind::NotFound {
         Finding::new(
             Code::DanglingSymlink,
             Position::START,
@@ -969,7 +992,7 @@ fn describe_unreadable(path: &Path, error: &std::io::Error) -> Finding {
         Finding::new(
             Code::WalkError,
             Position::START,
-            format!("could not search this path: {error}"),
+            format!("could not follow this symlink to {target}: {error} — check that skilldex may read its target"),
         )
     }
 }

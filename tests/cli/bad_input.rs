@@ -1316,3 +1316,34 @@ fn a_broken_namespace_file_is_reported_where_it_breaks() {
     );
     assert!(list.stdout.contains("Good things."), "{list:?}");
 }
+
+/// Links that lead round in a circle are called loops, not missing targets.
+#[cfg(unix)]
+#[test]
+fn a_circle_of_links_is_a_loop_not_a_dangling_link() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(&root, "a/SKILL.md", skill_md("a", "Use when testing."));
+    symlink("loop1", root.join("loop2")).unwrap();
+    symlink("loop2", root.join("loop1")).unwrap();
+    symlink("nowhere", root.join("dang")).unwrap();
+    let (run, diagnostics) = lint(&root, "spec");
+    let codes: Vec<(String, &str)> = diagnostics
+        .iter()
+        .map(|d| {
+            let path = d["path"].as_str().unwrap();
+            let name = path.rsplit('/').next().unwrap().to_string();
+            (name, d["code"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("dang".to_string(), "dangling-symlink"),
+            ("loop1".to_string(), "symlink-loop"),
+            ("loop2".to_string(), "symlink-loop")
+        ],
+        "{run:?}"
+    );
+}
