@@ -330,9 +330,15 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
     }
     // The environment, above every file.
     if let Some(value) = sources.variable("SKILLDEX_ROOTS") {
-        let roots: Vec<PathBuf> = std::env::split_paths(value).collect();
-        settings.roots_origin = vec![Origin::Variable("SKILLDEX_ROOTS"); roots.len()];
-        settings.roots = Some(roots);
+        // Empty entries (`a::b`, a trailing `:` from `$SKILLDEX_ROOTS:x`)
+        // name nothing; a variable with none but empty ones is unset.
+        let roots: Vec<PathBuf> = std::env::split_paths(value)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        if !roots.is_empty() {
+            settings.roots_origin = vec![Origin::Variable("SKILLDEX_ROOTS"); roots.len()];
+            settings.roots = Some(roots);
+        }
     }
     let list = |value: &str| -> Vec<String> {
         value

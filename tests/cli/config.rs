@@ -243,6 +243,11 @@ fn a_missing_root_says_where_it_was_named() {
             && !from_variable.stderr.contains("given to --root"),
         "names the variable: {from_variable:?}"
     );
+    // Empty entries name nothing: `skills:` and `:skills` are `skills`.
+    for value in ["skills:", ":skills", "skills::"] {
+        let empty = run(dir, &[("SKILLDEX_ROOTS", value)], &["list", "--json"]);
+        assert_eq!(empty.code, 0, "{value}: {empty:?}");
+    }
     let from_flag = run(dir, &[], &["list", "--root", "nowhere"]);
     assert_eq!(from_flag.code, 2, "{from_flag:?}");
     assert!(
