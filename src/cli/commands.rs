@@ -81,7 +81,6 @@ pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
 
 /// After commands that are not `lint`: a one-line summary of problems on
 /// stderr (every diagnostic with -v), so authors notice without asking.
-#[allow(clippy::print_stderr)]
 pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
     if cli.global.quiet {
         return;
@@ -90,10 +89,10 @@ pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
     let diagnostics = catalog.diagnostics();
     if cli.global.verbose {
         for d in diagnostics {
-            eprintln!("{}", diagnostic_line(d, &style));
+            say!("{}", diagnostic_line(d, &style));
         }
         let stats = catalog.stats();
-        eprintln!(
+        say!(
             "skilldex: {} skills from {} files in {:.1} ms (scan {:.1} ms), revision {}",
             thousands(catalog.skills().len()),
             thousands(stats.files_read),
@@ -111,7 +110,7 @@ pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
             .collect();
         files.sort();
         files.dedup();
-        eprintln!(
+        say!(
             "skilldex: {}, {} in {}{}",
             plural(counts.errors, "error", "errors"),
             plural(counts.warnings, "warning", "warnings"),
@@ -125,7 +124,6 @@ pub(super) fn report_diagnostics(cli: &Cli, catalog: &Catalog) {
     }
 }
 
-#[allow(clippy::print_stderr)]
 fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     if let Some(previous) = &args.since {
         return super::watch::render_since(cli, args, previous);
@@ -144,7 +142,7 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     report_diagnostics(cli, &catalog);
     if !cli.global.quiet {
         if catalog.skills().is_empty() {
-            eprintln!(
+            say!(
                 "skilldex: no skills found under {} — a skill is a folder with a SKILL.md",
                 catalog
                     .roots()
@@ -190,7 +188,7 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                 ));
             }
             if !rendered.fits {
-                eprintln!(
+                say!(
                     "skilldex: warning: the budget of {} {} is smaller than the shortest directory ({} {}); printed that anyway",
                     thousands(budget.limit()),
                     budget.unit(),
@@ -198,7 +196,7 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     budget.unit()
                 );
             } else if !parts.is_empty() {
-                eprintln!(
+                say!(
                     "skilldex: fitted in {} of {} {}: {}",
                     thousands(rendered.cost),
                     thousands(budget.limit()),
@@ -215,7 +213,6 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::print_stderr)]
 fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
     let profile: Profile = args.profile.into();
     let catalog = build(
@@ -250,7 +247,7 @@ fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
             } else {
                 style.green("ok")
             };
-            eprintln!(
+            say!(
                 "skilldex lint ({}): {} — {} loaded, {}, {}, {}",
                 profile.as_str(),
                 verdict,
@@ -324,7 +321,6 @@ fn in_namespace(namespace: &str, filter: &str) -> bool {
     filter.is_empty() || namespace == filter || namespace.starts_with(&format!("{filter}/"))
 }
 
-#[allow(clippy::print_stderr)]
 fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     tokens::warm_up();
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
@@ -340,7 +336,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|n| n.display_name())
             .collect();
-        eprintln!(
+        say!(
             "skilldex: no namespace `{filter}` — the namespaces are: {}",
             names.join(", ")
         );
@@ -486,9 +482,9 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
     if !cli.global.quiet {
         let style = Style::stderr(cli.global.color);
         if counts.errors + counts.warnings == 0 {
-            eprintln!("{}", style.green("no problems found"));
+            say!("{}", style.green("no problems found"));
         } else {
-            eprintln!(
+            say!(
                 "{}, {} — run `skilldex lint` for details",
                 style.red(&plural(counts.errors, "error", "errors")),
                 style.yellow(&plural(counts.warnings, "warning", "warnings"))
@@ -500,18 +496,16 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
 
 /// A skill name that is empty (or only slashes and spaces) is a usage
 /// error, not an unknown skill: exit 2 with what to pass instead.
-#[allow(clippy::print_stderr)]
 fn refuse_blank_name(name: &str, command: &str) -> Option<ExitCode> {
     if !query::read::is_blank_target(name) {
         return None;
     }
-    eprintln!(
+    say!(
         "skilldex: the skill name is empty — `skilldex {command} NAME` needs the name of a skill (`skilldex list` shows them)"
     );
     Some(ExitCode::from(2))
 }
 
-#[allow(clippy::print_stderr)]
 fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = refuse_blank_name(&args.name, "show") {
         return Ok(code);
@@ -522,14 +516,14 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let (catalog, name) = match read_by_path(&cli.global, &builder, &args.name)? {
         PathRead::Found { catalog, id, .. } => (*catalog, id),
         PathRead::Refused(message, code) => {
-            eprintln!("skilldex: {message}");
+            say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
     };
     let Some(skill) = catalog.get(&name) else {
         if let Some(skill) = catalog.disabled_skill(&name) {
-            eprintln!(
+            say!(
                 "skilldex: skill `{}` is disabled by configuration — {}",
                 skill.id,
                 crate::query::read::HOW_TO_ENABLE
@@ -537,7 +531,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
         let error = query::read::unknown_name(&catalog, &name);
-        eprintln!("skilldex: {error}");
+        say!("skilldex: {error}");
         if matches!(error, query::ReadError::ParentInName { .. }) {
             return Ok(ExitCode::from(2));
         }
@@ -790,7 +784,6 @@ fn read_by_path(
     })
 }
 
-#[allow(clippy::print_stderr)]
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
     use crate::query::ReadError;
     if let Some(code) = refuse_blank_name(&args.target, "read") {
@@ -804,7 +797,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             inside,
         } => (*catalog, id, Some(inside)),
         PathRead::Refused(message, code) => {
-            eprintln!("skilldex: {message}");
+            say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
@@ -843,24 +836,22 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
                     "candidates": candidates,
                 }))?;
                 if matches.is_empty() {
-                    eprintln!("skilldex: no section `{heading}` in {skill}/{path}; the headings are in the JSON answer");
+                    say!("skilldex: no section `{heading}` in {skill}/{path}; the headings are in the JSON answer");
                 } else {
-                    eprintln!(
+                    say!(
                         "skilldex: `{heading}` matches {} headings in {skill}/{path}; they are in the JSON answer",
                         matches.len()
                     );
                 }
                 return Ok(ExitCode::from(1));
             }
-            eprintln!("skilldex: {error}");
+            say!("skilldex: {error}");
             let target = args.target.trim();
             if matches!(error, ReadError::UnknownSkill { .. })
                 && target.contains('/')
                 && std::path::Path::new(target).exists()
             {
-                eprintln!(
-                    "skilldex: `{target}` is a path here; to read it as one, write ./{target}"
-                );
+                say!("skilldex: `{target}` is a path here; to read it as one, write ./{target}");
             }
             // Unknown names, files and sections are "no match"; everything else
             // (paths outside the skill, binary files, bad ranges) is refused.
@@ -961,7 +952,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ""
             };
-            eprintln!("skilldex: note: {note}{more}");
+            say!("skilldex: note: {note}{more}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -1017,11 +1008,10 @@ fn global_flags(global: &super::GlobalArgs) -> String {
     flags
 }
 
-#[allow(clippy::print_stderr)]
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     use crate::query::{GrepError, LineKind};
     if args.max_results == Some(0) {
-        eprintln!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
+        say!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
         return Ok(ExitCode::from(2));
     }
     if let Some(skill) = &args.skill {
@@ -1044,7 +1034,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         namespace: args.namespace.clone(),
     };
     let report = |error: GrepError| {
-        eprintln!("skilldex: {error}");
+        say!("skilldex: {error}");
         // A bad pattern is a usage error; an unknown skill or namespace
         // is "no match".
         match error {
@@ -1122,7 +1112,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     // As in `render`: the process ends now; skip freeing the catalog.
     std::mem::forget(catalog);
     if result.truncated && !cli.global.quiet {
-        eprintln!(
+        say!(
             "skilldex: stopped at {} matches (--max-results); narrow the pattern or pick a skill with --skill",
             thousands(result.matches)
         );

@@ -5,7 +5,15 @@
 //! stderr. stdout carries data only; summaries, notes and errors go to
 //! stderr. Exit codes: 0 ok, 1 findings (lint errors, unknown skill), 2 usage
 //! or I/O errors. A closed pipe is not an error.
-#![allow(clippy::print_stderr)]
+
+/// `eprintln!` that never panics: with stderr closed (`2>&-`, a reader
+/// that went away) the message is lost, not the run.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
 
 mod commands;
 mod search;
@@ -275,7 +283,7 @@ pub fn run() -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("skilldex: error: {error:#}");
+            say!("skilldex: error: {error:#}");
             ExitCode::from(2)
         }
     }
@@ -439,9 +447,11 @@ fn warn_unknown_names(global: &GlobalArgs, catalog: &Catalog) {
                     .join(", ")
             )
         };
-        eprintln!(
+        say!(
             "skilldex: warning: {}: `{}` names `{}`, which matches no skill — {advice}",
-            unknown.origin, unknown.key, unknown.name
+            unknown.origin,
+            unknown.key,
+            unknown.name
         );
     }
 }

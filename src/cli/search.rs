@@ -1,6 +1,5 @@
 //! `skilldex search`: ranked skills for a task, as a list, JSON, or
 //! deferred-loading tool specs.
-#![allow(clippy::print_stderr)]
 
 use super::commands::{report_diagnostics, stdout, write_json};
 use super::style::{fit_width, Style};
@@ -44,7 +43,7 @@ enum SearchFormat {
 pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let query = args.query.join(" ");
     if query.trim().is_empty() {
-        eprintln!("skilldex: the query is empty — say in a few words what the skill should do");
+        say!("skilldex: the query is empty — say in a few words what the skill should do");
         return Ok(ExitCode::from(2));
     }
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
@@ -109,7 +108,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             }
             out.flush()?;
             if !results.no_match && !cli.global.quiet {
-                eprintln!("skilldex: read one with `skilldex read NAME` (or `--section HEADING`)");
+                say!("skilldex: read one with `skilldex read NAME` (or `--section HEADING`)");
             }
         }
     }

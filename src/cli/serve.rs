@@ -23,7 +23,6 @@ pub(super) struct ServeArgs {
 }
 
 #[cfg(feature = "mcp")]
-#[allow(clippy::print_stderr)]
 pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     use crate::mcp;
     use std::sync::Arc;
@@ -34,7 +33,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     let quiet = cli.global.quiet;
     let log: mcp::Log = Arc::new(move |message: &str| {
         if !quiet {
-            eprintln!("skilldex serve: {message}");
+            say!("skilldex serve: {message}");
         }
     });
     // A root that does not exist yet is waited for, as `watch` does; with

@@ -9,7 +9,6 @@
 //!
 //! `render --since PREVIOUS.json` prints the block a running session would
 //! append to the directory of PREVIOUS.json (see `query::delta`).
-#![allow(clippy::print_stderr)]
 
 use super::commands::{
     diagnostic_line, plural, render_options, report_diagnostics, stdout, write_json,
@@ -87,7 +86,7 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
     if !quiet {
         for root in builder.roots() {
             if !root.exists() {
-                eprintln!(
+                say!(
                     "skilldex: {} does not exist yet; watching for it to appear",
                     root.display()
                 );
@@ -145,14 +144,14 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
                 view.change(&live, &change)?;
             }
             Ok(Wake::Problem(problem)) => {
-                eprintln!("skilldex: warning: {problem}");
+                say!("skilldex: warning: {problem}");
             }
             Ok(Wake::Interrupt) | Err(_) => break,
         }
     }
     live.stop();
     if !quiet && !args.json {
-        eprintln!("skilldex: stopped watching");
+        say!("skilldex: stopped watching");
     }
     Ok(ExitCode::SUCCESS)
 }

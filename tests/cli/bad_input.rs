@@ -1347,3 +1347,24 @@ fn a_circle_of_links_is_a_loop_not_a_dangling_link() {
         "{run:?}"
     );
 }
+
+/// A closed stderr loses the messages, never the run: the exit code is
+/// the command's, not a panic's.
+#[cfg(unix)]
+#[test]
+fn a_closed_stderr_is_not_a_crash() {
+    let bin = env!("CARGO_BIN_EXE_skilldex");
+    let skills = repo().join("skills");
+    for (args, code) in [
+        (format!("list --root {}", skills.display()), 0),
+        ("list --root /nonexistent/skilldex".to_string(), 2),
+        (format!("read no-such-skill --root {}", skills.display()), 1),
+    ] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{bin} {args} 2>&- >/dev/null"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args}: {out:?}");
+    }
+}
