@@ -319,9 +319,11 @@ impl Assembly {
             HashSet::new()
         };
         // One file reached through several paths (symlinked folders) is
-        // one skill: the first path in precedence order, or the first one
-        // whose folder carries the skill's name (the other paths would
-        // break the name rule for the same file).
+        // one skill: the first path whose folder carries the skill's name
+        // (the other paths would break the name rule for the same file),
+        // then the first without a symlink in it (its real place, where
+        // its nested skills and namespace are), then the first in
+        // precedence order.
         let mut chosen: HashMap<scan::FileIdentity, usize> = HashMap::new();
         let named = |file: &FoundSkill| {
             !file
@@ -346,7 +348,10 @@ impl Assembly {
                     None => {
                         chosen.insert(identity, index);
                     }
-                    Some(&first) if !named(found[first]) && named(file) => {
+                    Some(&first)
+                        if (named(file), !file.through_link)
+                            > (named(found[first]), !found[first].through_link) =>
+                    {
                         chosen.insert(identity, index);
                     }
                     Some(_) => {}

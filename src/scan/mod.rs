@@ -159,6 +159,8 @@ pub struct FoundSkill {
     /// The root joined with `relative`.
     pub path: PathBuf,
     pub identity: Option<FileIdentity>,
+    /// Reached through a symlink (to the file or a folder above it).
+    pub through_link: bool,
     /// The skill, or `None` when the file cannot load. Built here, in the
     /// walker threads, so the catalog only has to order and dedupe; shared,
     /// so that successive snapshots of a live catalog hold one copy.
@@ -532,6 +534,7 @@ fn visit(
                         depth,
                         path: path.to_path_buf(),
                         identity: found.identity,
+                        through_link,
                         skill,
                         findings: parsed.findings,
                     },

@@ -345,3 +345,48 @@ fn many_links_to_one_folder_pick_the_same_one_every_time() {
         "{seen:?}"
     );
 }
+
+/// A skill reached both in place and through a symlinked alias of a folder
+/// above it is listed at its real place (with its real namespace), whatever
+/// the alias is called.
+#[cfg(unix)]
+#[test]
+fn a_skill_reached_through_an_alias_is_listed_where_it_is() {
+    for alias in ["outer-again", "a-outer", "zz-outer"] {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("root");
+        write(
+            &root,
+            "outer/SKILL.md",
+            skill_md("outer", "Outer. Use when testing."),
+        );
+        write(
+            &root,
+            "outer/inner/SKILL.md",
+            skill_md("inner", "Inner. Use when testing."),
+        );
+        std::os::unix::fs::symlink("outer", root.join(alias)).unwrap();
+        let out = run(&["render", "--json", "--root", root.to_str().unwrap()]);
+        assert_eq!(out.code, 0, "{out:?}");
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let skills: Vec<(String, String)> = json["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["namespace"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            skills,
+            [
+                ("outer".to_string(), String::new()),
+                ("inner".to_string(), "outer".to_string())
+            ],
+            "{alias}: {out:?}"
+        );
+    }
+}
