@@ -129,7 +129,11 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
         return super::watch::render_since(cli, args, previous);
     }
     let options = render_options(cli, args)?;
-    let (format, budget) = (options.format, options.budget);
+    let (format, budget, asked_full) = (
+        options.format,
+        options.budget,
+        options.mode == query::Mode::Full,
+    );
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let rendered = query::render_directory(&catalog, &options);
     if format == Format::Json {
@@ -150,6 +154,15 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     .map(|r| r.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
+            );
+        }
+        if let (true, false, Some(budget)) =
+            (asked_full, rendered.mode == query::Mode::Full, budget)
+        {
+            say!(
+                "skilldex: note: --mode full: the skills' bodies do not fit in {} {}, so the directory is shown instead (raise the budget to get the bodies)",
+                thousands(budget.limit()),
+                budget.unit()
             );
         }
         if let Some(budget) = budget {

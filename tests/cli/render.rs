@@ -680,3 +680,39 @@ fn control_characters_never_reach_the_output() {
     );
     assert!(directory.contains("new\\nline/d/SKILL.md"), "{directory}");
 }
+
+/// `--mode full` that cannot fit the bodies in the budget says it printed
+/// the directory instead; one that fits prints the bodies without a note.
+#[test]
+fn full_mode_that_does_not_fit_says_so() {
+    let small = run(&[
+        "render",
+        "--mode",
+        "full",
+        "--budget-tokens",
+        "3000",
+        "--root",
+        "skills",
+    ]);
+    assert_eq!(small.code, 0, "{small:?}");
+    assert!(
+        small
+            .stderr
+            .contains("--mode full: the skills' bodies do not fit in 3,000 tokens"),
+        "{small:?}"
+    );
+    let large = run(&[
+        "render",
+        "--mode",
+        "full",
+        "--budget-tokens",
+        "1000000",
+        "--root",
+        "skills",
+    ]);
+    assert!(!large.stderr.contains("do not fit"), "{large:?}");
+    assert!(
+        large.stdout.len() > small.stdout.len() * 5,
+        "the bodies are printed"
+    );
+}
