@@ -319,13 +319,17 @@ pub(super) fn render_options(cli: &Cli, args: &RenderArgs) -> anyhow::Result<Ren
     })
 }
 
-/// The directory line cost of each skill, as `render` would print it.
+/// The directory line cost of each skill, as `render` prints it by
+/// default: with its absolute path, however the root was spelled.
 fn entry_tokens(skill: &Skill) -> usize {
+    let base = std::path::Path::new("");
+    let path = render::display_path(&skill.path, query::PathStyle::Absolute, base)
+        .unwrap_or_else(|| skill.path.to_string_lossy().into_owned());
     tokens::count(&format!(
         "- {}: {} [{}]\n",
         skill.id,
         skill.description,
-        skill.path.display()
+        crate::model::printable(&path)
     ))
 }
 

@@ -716,3 +716,27 @@ fn full_mode_that_does_not_fit_says_so() {
         "the bodies are printed"
     );
 }
+
+/// `list` counts each skill's directory line as `render` prints it (with
+/// its absolute path), so how the root was spelled changes nothing.
+#[test]
+fn list_costs_do_not_depend_on_how_the_root_is_spelled() {
+    let absolute = repo().join("skills");
+    let relative = run(&["list", "--json", "--root", "skills"]);
+    let spelled = run(&["list", "--json", "--root", absolute.to_str().unwrap()]);
+    assert_eq!(relative.code, 0, "{relative:?}");
+    let costs = |out: &Run| -> Vec<u64> {
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        json["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["tokens"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(costs(&relative), costs(&spelled));
+    // The cost of a line holds its absolute path.
+    let text = run(&["list", "--root", "skills"]).stdout;
+    let absolute_text = run(&["list", "--root", absolute.to_str().unwrap()]).stdout;
+    assert_eq!(text, absolute_text);
+}
