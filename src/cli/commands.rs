@@ -947,7 +947,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             format!("{}/{}", result.skill, result.path)
         };
         let mut command = format!("skilldex read {} --lines {next}", shell_word(&target));
-        if args.max_tokens != crate::query::read::DEFAULT_MAX_TOKENS {
+        if args.max_tokens != 0 && args.max_tokens != crate::query::read::DEFAULT_MAX_TOKENS {
             command.push_str(&format!(" --max-tokens {}", args.max_tokens));
         }
         command.push_str(&global_flags(&cli.global));

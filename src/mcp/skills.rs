@@ -16,7 +16,7 @@
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
-use crate::scan::{FolderRules, RulesCache};
+use crate::scan::RulesCache;
 use rmcp::model::{
     sha256_digest, Resource, ResourceContents, Skill as WireSkill, SkillFrontmatter, SkillResource,
     SkillResources, DIRECTORY_MIME_TYPE,
@@ -372,10 +372,7 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
     let mut files = Vec::new();
     let mut total = 0u64;
     // Files the tree's ignore rules leave out of the catalog are not served.
-    let above = match dir.parent() {
-        Some(parent) if dir != root => RulesCache::default().rules_in(root, parent),
-        _ => FolderRules::default(),
-    };
+    let above = RulesCache::default().rules_above(root, dir);
     let mut stack = vec![(dir.to_path_buf(), above)];
     while let Some((folder, above)) = stack.pop() {
         let entries: Vec<_> = std::fs::read_dir(&folder)

@@ -61,10 +61,7 @@ pub(crate) fn list_skill_folder_with(
     skill: &Skill,
 ) -> FolderListing {
     let dir = skill.dir();
-    let above = match dir.parent() {
-        Some(parent) if dir != root => cache.rules_in(root, parent),
-        _ => FolderRules::default(),
-    };
+    let above = cache.rules_above(root, dir);
     let mut listing = FolderListing::default();
     walk(dir, dir, &skill.path, &above, &mut listing, 0);
     listing.entries.sort_by(|a, b| a.path.cmp(&b.path));

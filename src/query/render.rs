@@ -307,6 +307,16 @@ impl<'a> Renderer<'a> {
             out.push_str(rest);
             Some(out)
         };
+        // Text shows control characters escaped (they could add lines to a
+        // prompt); JSON carries them as they are, escaped by JSON itself.
+        let json = options.format == Format::Json;
+        let shown = |text: &str, json: bool| {
+            if json {
+                text.to_string()
+            } else {
+                crate::model::printable(text).into_owned()
+            }
+        };
         // Character counts only matter when a budget may shorten.
         let count_chars = options.budget.is_some();
         let entries: Vec<Entry<'a>> = catalog
@@ -320,7 +330,7 @@ impl<'a> Renderer<'a> {
                         .or_else(|| display_path(&absolute(skill), PathStyle::Absolute, &base)),
                     style => display_path(&absolute(skill), style, &base),
                 }
-                .map(|path| crate::model::printable(&path).into_owned());
+                .map(|path| shown(&path, json));
                 Entry {
                     chars: if count_chars {
                         description.chars().count()
@@ -347,7 +357,7 @@ impl<'a> Renderer<'a> {
                         .map(|n| n.description.clone())
                         .unwrap_or_default();
                     namespace_groups.push(Group {
-                        label: crate::model::printable(namespace).into_owned(),
+                        label: shown(namespace, json),
                         description,
                         entries: vec![index],
                         path: None,
@@ -366,7 +376,7 @@ impl<'a> Renderer<'a> {
             group.path = first
                 .and_then(|e| e.skill.dir().parent())
                 .and_then(|p| folder_path(p, options.paths, &base))
-                .map(|path| crate::model::printable(&path).into_owned());
+                .map(|path| shown(&path, json));
         }
         let text_format = if options.format == Format::Json {
             Format::Markdown

@@ -615,6 +615,24 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
     let Ok(split) = parse::frontmatter::split(text) else {
         return (None, None);
     };
+    // Front matter starts with a key; a block that starts otherwise (a
+    // table, prose between two rules) is Markdown.
+    let starts_with_key = split
+        .yaml
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| {
+            l.split_once(':').is_some_and(|(key, _)| {
+                !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '"' | '\''))
+            })
+        });
+    if !starts_with_key {
+        return (None, None);
+    }
     let (fields, findings) = parse::frontmatter::parse_fields(&split);
     let description = fields
         .and_then(|f| f.description)

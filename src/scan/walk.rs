@@ -162,6 +162,17 @@ pub(crate) struct RulesCache {
 }
 
 impl RulesCache {
+    /// The rules in force in the folder above `dir` for `dir`'s entries to
+    /// start from: none when `dir` is the root or a symlinked folder (a
+    /// walk follows it as a walk of its own).
+    pub(crate) fn rules_above(&mut self, root: &Path, dir: &Path) -> FolderRules {
+        let linked = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+        match dir.parent() {
+            Some(parent) if dir != root && !linked => self.rules_in(root, parent),
+            _ => FolderRules::default(),
+        }
+    }
+
     /// The rules for the entries of `dir`, a folder at or below `root`:
     /// those of every ignore file from `root` down to `dir`, as a walk from
     /// `root` applies them.
@@ -169,8 +180,13 @@ impl RulesCache {
         if let Some(rules) = self.folders.get(dir) {
             return rules.clone();
         }
+        // A walk follows a symlinked folder as a walk of its own, with no
+        // rules from above the link.
+        let linked = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
         let above = match dir.parent() {
-            Some(parent) if dir != root && dir.starts_with(root) => self.rules_in(root, parent),
+            Some(parent) if dir != root && dir.starts_with(root) && !linked => {
+                self.rules_in(root, parent)
+            }
             _ => FolderRules::default(),
         };
         let rules = above.enter(dir, true, true);

@@ -1281,6 +1281,16 @@ fn a_broken_namespace_file_is_reported_where_it_breaks() {
         "rules/README.md",
         "---\n\nJust a rule.\n\n---\ntext\n",
     );
+    write(
+        &root,
+        "tables/t/SKILL.md",
+        skill_md("t", "Use when testing."),
+    );
+    write(
+        &root,
+        "tables/README.md",
+        "---\n\n| Skill | Use |\n|---|---|\n| t | stuff |\n\n---\n\nMore text\n",
+    );
     write(&root, "good/c/SKILL.md", skill_md("c", "Use when testing."));
     write(
         &root,

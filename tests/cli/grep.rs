@@ -362,3 +362,44 @@ fn files_with_matches_count_every_match_and_a_zero_cap_is_refused() {
     assert_eq!(zero.code, 2, "{zero:?}");
     assert!(zero.stderr.contains("at least 1"), "{zero:?}");
 }
+
+/// A skill under a symlinked folder: the scan walks the link as a walk of
+/// its own (no rules from above it), and the listing, the library's grep
+/// and the scan's grep all agree on its files.
+#[cfg(unix)]
+#[test]
+fn rules_above_a_symlinked_folder_are_applied_alike_everywhere() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(&root, ".gitignore", "*.log\n");
+    write(
+        temp.path(),
+        "ext/sk/SKILL.md",
+        skill_md("sk", "Linked. Use when testing grep."),
+    );
+    write(temp.path(), "ext/sk/a.log", "needle log\n");
+    write(temp.path(), "ext/sk/b.md", "needle md\n");
+    std::os::unix::fs::symlink("../ext", root.join("linked")).unwrap();
+    let out = grep_in(&temp, &["-l", "needle"]);
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    let request = skilldex::query::GrepRequest {
+        pattern: "needle".into(),
+        ..Default::default()
+    };
+    let library: Vec<String> = skilldex::query::grep(&catalog, &request)
+        .unwrap()
+        .files
+        .iter()
+        .map(|f| format!("{}/{}\n", f.skill, f.path))
+        .collect();
+    assert_eq!(out.stdout, library.concat(), "{out:?}");
+    let show = run(&["show", "sk", "--json", "--root", root.to_str().unwrap()]);
+    let show: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+    let listed: Vec<String> = show["sub_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("sk/{}\n", f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(out.stdout, listed.concat(), "{show}");
+}

@@ -673,6 +673,31 @@ fn control_characters_never_reach_the_output() {
             out.stdout
         );
     }
+    // JSON carries names and paths as they are (JSON escapes them itself).
+    let json = run(&["render", "--format", "json", "--root", root_arg]);
+    let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let d = json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "d")
+        .unwrap();
+    assert_eq!(d["namespace"], "new\nline", "{json}");
+    assert!(
+        d["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("new\nline/d/SKILL.md"),
+        "{json}"
+    );
+    assert!(
+        json["namespaces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["name"] == "new\nline"),
+        "{json}"
+    );
     let directory = run(&["render", "--mode", "directory", "--root", root_arg]).stdout;
     assert!(
         directory.contains("- x4: Use when nul [31m red rtl"),
