@@ -875,6 +875,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             let code = match error {
                 ReadError::UnknownSkill { .. }
                 | ReadError::NotLoadedSkill { .. }
+                | ReadError::NotLoaded { .. }
                 | ReadError::Section { .. }
                 | ReadError::NotFound { .. }
                 | ReadError::Disabled { .. } => 1,

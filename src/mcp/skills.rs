@@ -356,9 +356,12 @@ pub fn mime_type(path: &str) -> &'static str {
 /// True when `path`, inside `skill`'s folder, is in the folder of a
 /// disabled skill nested in it.
 pub fn in_disabled_skill(catalog: &Catalog, skill: &Skill, path: &Path) -> bool {
-    catalog.disabled_skills().iter().any(|d| {
-        d.dir() != skill.dir() && d.dir().starts_with(skill.dir()) && path.starts_with(d.dir())
-    })
+    if catalog.disabled_skills().is_empty() {
+        return false;
+    }
+    // By real paths: a symlink inside the skill may lead into one.
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    crate::query::read::disabled_holder(catalog, skill, &real).is_some()
 }
 
 /// Every file of a skill folder (nested skills' files included), as
@@ -392,9 +395,13 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
                 continue;
             }
             if is_link {
-                // Served only when it stays inside the skill.
+                // Served only when it stays inside the skill, and out of
+                // the disabled skills nested in it.
                 match path.canonicalize() {
-                    Ok(real) if real.starts_with(&real_dir) => {}
+                    Ok(real)
+                        if real.starts_with(&real_dir)
+                            && crate::query::read::disabled_holder(catalog, skill, &real)
+                                .is_none() => {}
                     _ => continue,
                 }
             }
@@ -497,7 +504,7 @@ pub fn read_file(
     } else {
         let path = crate::query::read::resolve_file(catalog.root_of(skill), skill, relative)
             .map_err(|e| e.to_string())?;
-        if in_disabled_skill(catalog, skill, &skill.dir().join(relative)) {
+        if in_disabled_skill(catalog, skill, &path) {
             return Err(format!(
                 "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
                 skill.id
@@ -780,6 +787,16 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, bytes).unwrap();
         }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("inner", temp.path().join("outer/alias")).unwrap();
+            std::fs::create_dir_all(temp.path().join("outer/refs")).unwrap();
+            std::os::unix::fs::symlink(
+                "../inner/refs/a.md",
+                temp.path().join("outer/refs/link.md"),
+            )
+            .unwrap();
+        }
         let builder = crate::CatalogBuilder::new([temp.path()]);
         for (disabled, served) in [(false, true), (true, false)] {
             let names: &[&str] = if disabled { &["inner"] } else { &[] };
@@ -813,6 +830,28 @@ mod tests {
             assert_eq!(listed.contains(&"inner".to_string()), served, "{listed:?}");
             assert_eq!(
                 read_directory(&catalog, outer, "inner", "skill://outer/inner").is_ok(),
+                served
+            );
+            // Nor through a symlink inside the parent.
+            #[cfg(unix)]
+            for (path, uri) in [
+                ("alias/refs/a.md", "skill://outer/alias/refs/a.md"),
+                ("refs/link.md", "skill://outer/refs/link.md"),
+            ] {
+                let read = read_file(&catalog, outer, path, uri);
+                assert_eq!(read.is_ok(), served, "{path}: {:?}", read.err());
+            }
+            // Symlinked folders are not entered; a linked file is listed
+            // only when it may be read.
+            #[cfg(unix)]
+            assert_eq!(
+                uris.contains(&"skill://outer/refs/link.md"),
+                served,
+                "{uris:?}"
+            );
+            #[cfg(unix)]
+            assert_eq!(
+                read_directory(&catalog, outer, "alias", "skill://outer/alias").is_ok(),
                 served
             );
         }

@@ -321,7 +321,10 @@ impl ScanSearch {
                     .entry(order)
                     .or_insert_with(|| skill.dir().canonicalize().ok());
                 match (real_folder.as_deref(), path.canonicalize()) {
-                    (Some(folder), Ok(real)) if real.starts_with(folder) => {
+                    (Some(folder), Ok(real))
+                        if real.starts_with(folder)
+                            && super::read::disabled_holder(catalog, skill, &real).is_none() =>
+                    {
                         real_path = Some(real);
                     }
                     _ => continue,

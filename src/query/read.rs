@@ -775,7 +775,9 @@ pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBu
 /// When `relative` (inside `skill`'s folder) lies in a folder below that
 /// holds a skill file, the skill of the deepest such folder and the path
 /// inside it: every file belongs to its nearest skill, as `grep` answers
-/// it. A disabled skill, or a skill file that did not load, refuses.
+/// it. A folder reached through a symlink is matched by its real place. A
+/// disabled skill, or a skill file that did not load, refuses; a folder the
+/// scan leaves out is left to `resolve_file` to refuse.
 fn nested_owner<'a>(
     catalog: &'a Catalog,
     skill: &Skill,
@@ -785,10 +787,14 @@ fn nested_owner<'a>(
     if parts.iter().any(|p| *p == "." || *p == "..") {
         return Ok(None); // Refused by `resolve_file`.
     }
+    let root = catalog.root_of(skill);
     let mut folder = skill.dir().to_path_buf();
     let mut owner = None;
     for (i, part) in parts.iter().enumerate() {
         folder.push(part);
+        if super::files::left_out(root, skill, &folder).is_some() {
+            return Ok(None);
+        }
         if let Some(file) = crate::scan::SKILL_FILE_NAMES
             .iter()
             .map(|n| folder.join(n))
@@ -801,20 +807,57 @@ fn nested_owner<'a>(
         return Ok(None);
     };
     let rest = parts[used..].join("/");
-    let same = |s: &&std::sync::Arc<Skill>| s.dir() == file.parent().unwrap_or(&file);
-    if let Some(nested) = catalog.skills().iter().find(same) {
-        return Ok(Some((nested, rest)));
-    }
-    if let Some(disabled) = catalog.disabled_skills().iter().find(same) {
-        return Err(ReadError::Disabled {
+    let dir = file.parent().unwrap_or(&file);
+    // Skills nested in this one, by their folder as written, else by their
+    // real folder (an alias symlink inside the skill).
+    let nested = || {
+        catalog
+            .skills()
+            .iter()
+            .map(|s| (s, false))
+            .chain(catalog.disabled_skills().iter().map(|s| (s, true)))
+            .filter(|(s, _)| s.dir() != skill.dir() && s.dir().starts_with(skill.dir()))
+    };
+    let found = nested().find(|(s, _)| s.dir() == dir).or_else(|| {
+        let real = dir.canonicalize().ok()?;
+        nested().find(|(s, _)| s.dir().canonicalize().is_ok_and(|d| d == real))
+    });
+    match found {
+        Some((nested, false)) => Ok(Some((nested, rest))),
+        Some((disabled, true)) => Err(ReadError::Disabled {
             name: disabled.id.clone(),
-        });
+        }),
+        None => match catalog.load_error(&file) {
+            Some(diagnostic) => Err(ReadError::NotLoadedSkill {
+                name: parts[used - 1].to_string(),
+                diagnostic: Box::new(diagnostic.clone()),
+            }),
+            None => Err(ReadError::NotLoaded {
+                path: parts[..used].join("/"),
+                skill: skill.id.clone(),
+                file,
+            }),
+        },
     }
-    Err(ReadError::NotLoaded {
-        path: parts[..used].join("/"),
-        skill: skill.id.clone(),
-        file,
-    })
+}
+
+/// The disabled skill whose real folder holds `real` (a real path inside
+/// `skill`), among those nested in `skill`: a symlink inside a skill must
+/// not lead into a disabled skill nested in it.
+pub fn disabled_holder<'a>(catalog: &'a Catalog, skill: &Skill, real: &Path) -> Option<&'a Skill> {
+    if catalog.disabled_skills().is_empty() {
+        return None;
+    }
+    let real_dir = skill.dir().canonicalize().ok()?;
+    catalog
+        .disabled_skills()
+        .iter()
+        .find(|d| {
+            d.dir().canonicalize().is_ok_and(|folder| {
+                folder != real_dir && folder.starts_with(&real_dir) && real.starts_with(&folder)
+            })
+        })
+        .map(|d| &**d)
 }
 
 /// Read what `request` asks for.
@@ -853,6 +896,11 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
                 relative,
             )
         };
+    if let Some(disabled) = disabled_holder(catalog, skill, &file) {
+        return Err(ReadError::Disabled {
+            name: disabled.id.clone(),
+        });
+    }
     let io = |source| ReadError::Io {
         path: file.clone(),
         source,
@@ -1061,7 +1109,17 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
         truncated,
         next,
         note,
-        files: skill_files(catalog.root_of(skill), skill),
+        // A disabled skill nested in this one is not announced.
+        files: skill_files(catalog.root_of(skill), skill)
+            .into_iter()
+            .filter(|f| {
+                f.kind != Some("nested skill")
+                    || !catalog
+                        .disabled_skills()
+                        .iter()
+                        .any(|d| d.path == skill.dir().join(&f.path))
+            })
+            .collect(),
         links,
     })
 }

@@ -88,7 +88,7 @@ pub fn skill_detail<'a>(
                 == crate::rules::LinkState::Resolves,
         })
         .collect();
-    let (sub_files, truncated) = sub_files(catalog.root_of(skill), skill);
+    let (sub_files, truncated) = sub_files(catalog, skill);
     let diagnostics = catalog
         .diagnostics()
         .iter()
@@ -111,12 +111,20 @@ pub fn skill_detail<'a>(
     })
 }
 
-fn sub_files(root: &Path, skill: &Skill) -> (Vec<SubFile>, bool) {
+fn sub_files(catalog: &Catalog, skill: &Skill) -> (Vec<SubFile>, bool) {
     use super::files::{list_skill_folder, EntryKind};
-    let listing = list_skill_folder(root, skill);
+    let listing = list_skill_folder(catalog.root_of(skill), skill);
     let files = listing
         .entries
         .into_iter()
+        // A disabled skill nested in this one is not announced.
+        .filter(|entry| {
+            entry.kind != EntryKind::NestedSkill
+                || !catalog
+                    .disabled_skills()
+                    .iter()
+                    .any(|d| d.path == entry.absolute)
+        })
         .map(|entry| match entry.kind {
             EntryKind::File => describe_file(&entry.path, &entry.absolute, entry.bytes),
             EntryKind::NestedSkill => SubFile {

@@ -1273,8 +1273,63 @@ fn a_nested_skill_read_through_its_parent_is_itself() {
     );
     write(&root, "outer/broken/notes.md", "broken notes\n");
     let out = run(&["read", "outer/broken/notes.md", "--root", root_arg]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("did not load"), "{out:?}");
+    assert_eq!(out.code, 1, "as `read broken` answers: {out:?}");
+    assert!(
+        out.stderr.contains("skill `broken` did not load")
+            && out.stderr.contains("outer/broken/SKILL.md:"),
+        "{out:?}"
+    );
+}
+
+/// A symlink inside a skill never leads into a disabled skill nested in
+/// it: not by `read`, not by `grep`; and `read`/`show` do not announce the
+/// disabled skill. An alias of an enabled nested skill reads as that skill.
+#[cfg(unix)]
+#[test]
+fn links_inside_a_skill_do_not_lead_into_a_disabled_nested_skill() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "outer/SKILL.md",
+        skill_md("outer", "Outer. Use when testing."),
+    );
+    write(
+        &root,
+        "outer/inner/SKILL.md",
+        skill_md("inner", "Inner. Use when testing."),
+    );
+    write(&root, "outer/inner/refs/a.md", "inner ref\n");
+    write(&root, "outer/refs/own.md", "outer ref\n");
+    symlink("inner", root.join("outer/alias")).unwrap();
+    symlink("../inner/refs/a.md", root.join("outer/refs/link.md")).unwrap();
+    let root_arg = root.to_str().unwrap();
+    let with = |disabled: &str, args: &[&str]| {
+        let mut command = skilldex();
+        command.args(args).args(["--root", root_arg]);
+        command.env("SKILLDEX_DISABLED", disabled);
+        finish(command.output().unwrap())
+    };
+    for target in ["outer/refs/link.md", "outer/alias/refs/a.md", "outer/alias"] {
+        let out = with("inner", &["read", target]);
+        assert_eq!(out.code, 1, "{target}: {out:?}");
+        assert!(
+            out.stderr.contains("skill `inner` is disabled"),
+            "{target}: {out:?}"
+        );
+    }
+    let grep = with("inner", &["grep", "-F", "inner ref"]);
+    assert_eq!(grep.code, 1, "{grep:?}");
+    let read = with("inner", &["read", "outer", "--json"]);
+    let read: serde_json::Value = serde_json::from_str(&read.stdout).unwrap();
+    assert!(!read.to_string().contains("inner/SKILL.md"), "{read}");
+    let show = with("inner", &["show", "outer", "--json"]);
+    assert!(!show.stdout.contains("inner/SKILL.md"), "{show:?}");
+    // Enabled, the alias is the nested skill itself.
+    let alias = with("", &["read", "outer/alias/refs/a.md", "--json"]);
+    let alias: serde_json::Value = serde_json::from_str(&alias.stdout).unwrap();
+    assert_eq!(alias["skill"], "inner", "{alias}");
 }
 
 /// Sections are named as the agent sees them: by the heading as written
