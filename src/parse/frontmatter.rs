@@ -249,15 +249,36 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
                     Header::Value(value)
                 }
                 Err(_) => {
-                    findings.push(yaml_error(&original, split, &at));
-                    // An indented key is still worth naming: it is usually
-                    // why the header does not parse.
-                    for (code, line, column, message) in repaired.notes {
-                        if code == Code::YamlIndentedKey {
-                            findings.push(Finding::new(code, at(line, column), message));
+                    // Read as keys, the indented lines break the header
+                    // (a key twice, say): read them as part of the value
+                    // before, quoting it, as the header was written.
+                    let as_written = (!layout.indented_keys.is_empty())
+                        .then(|| quote_values(split.yaml, &layout))
+                        .flatten()
+                        .and_then(|(text, notes)| {
+                            serde_yaml_ng::from_str::<Value>(&text)
+                                .ok()
+                                .map(|value| (value, notes))
+                        });
+                    match as_written {
+                        Some((value, notes)) => {
+                            for (code, line, column, message) in notes {
+                                findings.push(Finding::new(code, at(line, column), message));
+                            }
+                            Header::Value(value)
+                        }
+                        None => {
+                            findings.push(yaml_error(&original, split, &at));
+                            // An indented key is still worth naming: it is
+                            // usually why the header does not parse.
+                            for (code, line, column, message) in repaired.notes {
+                                if code == Code::YamlIndentedKey {
+                                    findings.push(Finding::new(code, at(line, column), message));
+                                }
+                            }
+                            return (None, findings);
                         }
                     }
-                    return (None, findings);
                 }
             },
             None => {
@@ -1611,6 +1632,27 @@ mod tests {
     fn fields(text: &str) -> (Option<Fields>, Vec<Finding>) {
         let split = split(text).expect("split");
         parse_fields(&split)
+    }
+
+    /// An indented line that would be a second `name` when read as a key
+    /// is read as part of the description before it, as written.
+    #[test]
+    fn an_indented_key_that_would_repeat_a_key_stays_text() {
+        let (fields, findings) =
+            fields("---\nname: o\ndescription: Do o. Use when testing\n  name: the field.\n---\n");
+        let fields = fields.expect("the header loads");
+        assert_eq!(
+            crate::model::one_line(fields.description.as_deref().unwrap()),
+            "Do o. Use when testing name: the field."
+        );
+        assert!(
+            findings.iter().any(|f| f.code == Code::YamlRepaired),
+            "{findings:?}"
+        );
+        assert!(
+            !findings.iter().any(|f| f.code == Code::YamlIndentedKey),
+            "{findings:?}"
+        );
     }
 
     #[test]
