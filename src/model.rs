@@ -355,7 +355,7 @@ impl Namespace {
         if name.is_empty() {
             "Skills at the top level of the skill roots.".to_string()
         } else {
-            format!("Skills in the {} namespace.", printable(name))
+            format!("Skills in the {name} namespace.")
         }
     }
 }

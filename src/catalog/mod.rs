@@ -544,6 +544,8 @@ pub struct Catalog {
     stats: BuildStats,
     /// Skills kept out by configuration, sorted like `skills`.
     disabled: Vec<Arc<Skill>>,
+    /// Their real folders (with their ids), found on first need.
+    disabled_real: std::sync::OnceLock<Vec<(PathBuf, String)>>,
     /// When some are disabled: every skill and every namespace, disabled
     /// ones included (a rebuild or `enabling` starts from these).
     all_skills: Vec<Arc<Skill>>,
@@ -576,6 +578,7 @@ impl Catalog {
             search: std::sync::OnceLock::new(),
             stats: BuildStats::default(),
             disabled: Vec::new(),
+            disabled_real: std::sync::OnceLock::new(),
             all_skills: Vec::new(),
             all_namespaces: Vec::new(),
         }
@@ -611,6 +614,7 @@ impl Catalog {
         }
         self.revision = format!("{:016x}", hash.finish());
         self.disabled = disabled;
+        self.disabled_real = std::sync::OnceLock::new();
         self.by_id = std::sync::OnceLock::new();
         self.search = std::sync::OnceLock::new();
         self
@@ -637,6 +641,17 @@ impl Catalog {
     /// Skills kept out by configuration (`CatalogBuilder::disabled`).
     pub fn disabled_skills(&self) -> &[Arc<Skill>] {
         &self.disabled
+    }
+
+    /// The real folders of the disabled skills (those that exist), with
+    /// their ids, found once per snapshot.
+    pub fn disabled_real_folders(&self) -> &[(PathBuf, String)] {
+        self.disabled_real.get_or_init(|| {
+            self.disabled
+                .iter()
+                .filter_map(|s| Some((s.dir().canonicalize().ok()?, s.id.clone())))
+                .collect()
+        })
     }
 
     /// The disabled skill that `key` names (id, name or qualified name).

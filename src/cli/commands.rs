@@ -455,7 +455,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 out,
                 "{indent}{}  {}",
                 style.bold(&label),
-                style.dim(&render::shorten(&namespace.description, 80).0)
+                style.dim(&render::shorten(&crate::model::printable(&namespace.description), 80).0)
             )?,
             None => {
                 let below = skills
@@ -756,9 +756,11 @@ fn read_by_path(
             2,
         ));
     };
-    // A `name~2` in the disabled list names a skill by its place among
-    // skills of one name, which only the whole catalog knows.
-    let catalog = if builder.disabled_names().any(|name| name.contains('~')) {
+    // With skills disabled, the whole catalog is built: a disabled skill
+    // may be nested in this one (its files are then out of reach, even
+    // through symlinks), and a `name~2` names a skill by its place among
+    // skills of one name. Only a catalog of every skill knows either.
+    let catalog = if builder.disabled_names().next().is_some() {
         build(global, builder)?
     } else {
         match builder.build_files(&located.skill_files) {

@@ -16,6 +16,7 @@
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
+use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
 use rmcp::model::{
     sha256_digest, Resource, ResourceContents, Skill as WireSkill, SkillFrontmatter, SkillResource,
@@ -353,15 +354,11 @@ pub fn mime_type(path: &str) -> &'static str {
     }
 }
 
-/// True when `path`, inside `skill`'s folder, is in the folder of a
-/// disabled skill nested in it.
-pub fn in_disabled_skill(catalog: &Catalog, skill: &Skill, path: &Path) -> bool {
-    if catalog.disabled_skills().is_empty() {
-        return false;
-    }
+/// True when `path`, inside a skill's folder, is in the folder of a
+/// disabled skill nested in it (`inside`).
+fn in_disabled_skill(inside: &DisabledInside, path: &Path) -> bool {
     // By real paths: a symlink inside the skill may lead into one.
-    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    crate::query::read::disabled_holder(catalog, skill, &real).is_some()
+    inside.owner_of_path(path).is_some()
 }
 
 /// Every file of a skill folder (nested skills' files included), as
@@ -374,6 +371,7 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
         .map_err(|e| format!("its folder cannot be read ({e})"))?;
     let mut files = Vec::new();
     let mut total = 0u64;
+    let disabled = DisabledInside::new(catalog, skill);
     // Files the tree's ignore rules leave out of the catalog are not served.
     let above = RulesCache::default().rules_above(root, dir);
     let mut stack = vec![(dir.to_path_buf(), above)];
@@ -399,9 +397,7 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
                 // the disabled skills nested in it.
                 match path.canonicalize() {
                     Ok(real)
-                        if real.starts_with(&real_dir)
-                            && crate::query::read::disabled_holder(catalog, skill, &real)
-                                .is_none() => {}
+                        if real.starts_with(&real_dir) && disabled.owner_of(&real).is_none() => {}
                     _ => continue,
                 }
             }
@@ -410,7 +406,7 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
                     .iter()
                     .any(|s| name == std::ffi::OsStr::new(s));
                 // A disabled nested skill is not served through its parent.
-                if !skipped && !is_link && !in_disabled_skill(catalog, skill, &path) {
+                if !skipped && !is_link && !in_disabled_skill(&disabled, &path) {
                     stack.push((path, rules.clone()));
                 }
             } else if metadata.is_file() {
@@ -504,7 +500,7 @@ pub fn read_file(
     } else {
         let path = crate::query::read::resolve_file(catalog.root_of(skill), skill, relative)
             .map_err(|e| e.to_string())?;
-        if in_disabled_skill(catalog, skill, &path) {
+        if in_disabled_skill(&DisabledInside::new(catalog, skill), &path) {
             return Err(format!(
                 "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
                 skill.id
@@ -560,6 +556,7 @@ pub fn read_directory(
 ) -> Result<Vec<Resource>, String> {
     let root = catalog.root_of(skill);
     let dir = skill.dir();
+    let disabled = DisabledInside::new(catalog, skill);
     let folder: PathBuf = if relative.is_empty() {
         dir.to_path_buf()
     } else {
@@ -570,7 +567,7 @@ pub fn read_directory(
             Ok(real)
                 if real.starts_with(&real_dir)
                     && real.is_dir()
-                    && !in_disabled_skill(catalog, skill, &inside) =>
+                    && !in_disabled_skill(&disabled, &inside) =>
             {
                 inside
             }
@@ -591,7 +588,7 @@ pub fn read_directory(
         };
         let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
         if rules.ignores(&path, metadata.is_dir() && !is_link)
-            || in_disabled_skill(catalog, skill, &path)
+            || in_disabled_skill(&disabled, &path)
         {
             continue;
         }

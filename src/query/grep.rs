@@ -305,6 +305,8 @@ impl ScanSearch {
         // Each selected skill's real folder, by answer order, found the
         // first time one of its files is reached through a link.
         let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
+        // And the disabled skills nested in it, which links must not reach.
+        let mut disabled_inside: HashMap<usize, super::read::DisabledInside> = HashMap::new();
         for (path, through_link, mut found) in hits {
             let Some(owner) = owner_of(&path, &folders) else {
                 continue;
@@ -320,10 +322,12 @@ impl ScanSearch {
                 let real_folder = real_folders
                     .entry(order)
                     .or_insert_with(|| skill.dir().canonicalize().ok());
+                let disabled = disabled_inside
+                    .entry(order)
+                    .or_insert_with(|| super::read::DisabledInside::new(catalog, skill));
                 match (real_folder.as_deref(), path.canonicalize()) {
                     (Some(folder), Ok(real))
-                        if real.starts_with(folder)
-                            && super::read::disabled_holder(catalog, skill, &real).is_none() =>
+                        if real.starts_with(folder) && disabled.owner_of(&real).is_none() =>
                     {
                         real_path = Some(real);
                     }

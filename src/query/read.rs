@@ -841,23 +841,67 @@ fn nested_owner<'a>(
     }
 }
 
-/// The disabled skill whose real folder holds `real` (a real path inside
-/// `skill`), among those nested in `skill`: a symlink inside a skill must
-/// not lead into a disabled skill nested in it.
-pub fn disabled_holder<'a>(catalog: &'a Catalog, skill: &Skill, real: &Path) -> Option<&'a Skill> {
-    if catalog.disabled_skills().is_empty() {
-        return None;
+/// The real folders of the disabled skills nested in one skill: what a
+/// symlink inside that skill must never lead into. Built once per skill;
+/// with nothing disabled it checks nothing.
+pub struct DisabledInside {
+    /// (real folder, id), deepest first.
+    folders: Vec<(PathBuf, String)>,
+}
+
+impl DisabledInside {
+    pub fn new(catalog: &Catalog, skill: &Skill) -> Self {
+        let all = catalog.disabled_real_folders();
+        let mut folders = Vec::new();
+        if !all.is_empty() {
+            if let Ok(real_dir) = skill.dir().canonicalize() {
+                folders = all
+                    .iter()
+                    .filter(|(f, _)| *f != real_dir && f.starts_with(&real_dir))
+                    .cloned()
+                    .collect();
+                folders.sort_by_key(|(f, _)| std::cmp::Reverse(f.components().count()));
+            }
+        }
+        DisabledInside { folders }
     }
-    let real_dir = skill.dir().canonicalize().ok()?;
-    catalog
-        .disabled_skills()
-        .iter()
-        .find(|d| {
-            d.dir().canonicalize().is_ok_and(|folder| {
-                folder != real_dir && folder.starts_with(&real_dir) && real.starts_with(&folder)
-            })
-        })
-        .map(|d| &**d)
+
+    /// The id of the disabled skill that owns `real` (a real path): one of
+    /// these folders holds it, and no enabled skill folder lies between.
+    pub fn owner_of(&self, real: &Path) -> Option<&str> {
+        let (folder, id) = self.folders.iter().find(|(f, _)| real.starts_with(f))?;
+        let mut dir = if real.is_dir() {
+            Some(real)
+        } else {
+            real.parent()
+        };
+        while let Some(d) = dir {
+            if d == folder {
+                return Some(id);
+            }
+            let holds_skill = crate::scan::SKILL_FILE_NAMES
+                .iter()
+                .any(|n| d.join(n).is_file());
+            if holds_skill {
+                // The nearest skill: disabled too, or one that owns it.
+                return self
+                    .folders
+                    .iter()
+                    .find(|(f, _)| f == d)
+                    .map(|(_, id)| id.as_str());
+            }
+            dir = d.parent().filter(|p| p.starts_with(folder));
+        }
+        Some(id)
+    }
+
+    /// `owner_of` for a path that may go through symlinks.
+    pub fn owner_of_path(&self, path: &Path) -> Option<&str> {
+        if self.folders.is_empty() {
+            return None;
+        }
+        self.owner_of(&path.canonicalize().ok()?)
+    }
 }
 
 /// Read what `request` asks for.
@@ -896,9 +940,9 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
                 relative,
             )
         };
-    if let Some(disabled) = disabled_holder(catalog, skill, &file) {
+    if let Some(id) = DisabledInside::new(catalog, skill).owner_of_path(&file) {
         return Err(ReadError::Disabled {
-            name: disabled.id.clone(),
+            name: id.to_string(),
         });
     }
     let io = |source| ReadError::Io {

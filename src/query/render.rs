@@ -354,7 +354,7 @@ impl<'a> Renderer<'a> {
                 _ => {
                     let description = catalog
                         .namespace(namespace)
-                        .map(|n| n.description.clone())
+                        .map(|n| shown(&n.description, json))
                         .unwrap_or_default();
                     namespace_groups.push(Group {
                         label: shown(namespace, json),

@@ -615,22 +615,13 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
     let Ok(split) = parse::frontmatter::split(text) else {
         return (None, None);
     };
-    // Front matter starts with a key; a block that starts otherwise (a
-    // table, prose between two rules) is Markdown.
-    let starts_with_key = split
-        .yaml
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| {
-            l.split_once(':').is_some_and(|(key, _)| {
-                !key.is_empty()
-                    && key
-                        .chars()
-                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '"' | '\''))
-            })
-        });
-    if !starts_with_key {
+    // Only a block that sets `description` is front matter that describes
+    // the namespace; another (a table, prose between two rules) is Markdown.
+    let describes = split.yaml.lines().any(|l| {
+        l.strip_prefix("description")
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+    });
+    if !describes {
         return (None, None);
     }
     let (fields, findings) = parse::frontmatter::parse_fields(&split);

@@ -1291,6 +1291,26 @@ fn a_broken_namespace_file_is_reported_where_it_breaks() {
         "tables/README.md",
         "---\n\n| Skill | Use |\n|---|---|\n| t | stuff |\n\n---\n\nMore text\n",
     );
+    write(
+        &root,
+        "prose/p/SKILL.md",
+        skill_md("p", "Use when testing."),
+    );
+    write(
+        &root,
+        "prose/README.md",
+        "---\nWarning: do not edit.\nThese skills are generated.\n---\n",
+    );
+    write(
+        &root,
+        "spaced/q/SKILL.md",
+        skill_md("q", "Use when testing."),
+    );
+    write(
+        &root,
+        "spaced/README.md",
+        "---\ndescription : Spaced things.\n---\n",
+    );
     write(&root, "good/c/SKILL.md", skill_md("c", "Use when testing."));
     write(
         &root,
@@ -1325,6 +1345,7 @@ fn a_broken_namespace_file_is_reported_where_it_breaks() {
         "{list:?}"
     );
     assert!(list.stdout.contains("Good things."), "{list:?}");
+    assert!(list.stdout.contains("Spaced things."), "{list:?}");
 }
 
 /// Links that lead round in a circle are called loops, not missing targets.

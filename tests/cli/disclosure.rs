@@ -1311,7 +1311,13 @@ fn links_inside_a_skill_do_not_lead_into_a_disabled_nested_skill() {
         command.env("SKILLDEX_DISABLED", disabled);
         finish(command.output().unwrap())
     };
-    for target in ["outer/refs/link.md", "outer/alias/refs/a.md", "outer/alias"] {
+    let by_path = format!("{root_arg}/outer/refs/link.md");
+    for target in [
+        "outer/refs/link.md",
+        "outer/alias/refs/a.md",
+        "outer/alias",
+        by_path.as_str(),
+    ] {
         let out = with("inner", &["read", target]);
         assert_eq!(out.code, 1, "{target}: {out:?}");
         assert!(
@@ -1324,8 +1330,30 @@ fn links_inside_a_skill_do_not_lead_into_a_disabled_nested_skill() {
     let read = with("inner", &["read", "outer", "--json"]);
     let read: serde_json::Value = serde_json::from_str(&read.stdout).unwrap();
     assert!(!read.to_string().contains("inner/SKILL.md"), "{read}");
-    let show = with("inner", &["show", "outer", "--json"]);
-    assert!(!show.stdout.contains("inner/SKILL.md"), "{show:?}");
+    for target in ["outer", &format!("{root_arg}/outer")] {
+        let show = with("inner", &["show", target, "--json"]);
+        assert!(!show.stdout.contains("inner/SKILL.md"), "{show:?}");
+    }
+    // An enabled skill nested in a disabled one is its own: a link to it
+    // from the outer skill reads.
+    write(
+        &root,
+        "outer/mid/SKILL.md",
+        skill_md("mid", "Mid. Use when testing."),
+    );
+    write(
+        &root,
+        "outer/mid/deep/SKILL.md",
+        skill_md("deep", "Deep. Use when testing."),
+    );
+    write(&root, "outer/mid/deep/refs/d.md", "deep ref\n");
+    symlink("mid/deep/refs/d.md", root.join("outer/d.md")).unwrap();
+    let by_path = format!("{root_arg}/outer/d.md");
+    for target in ["outer/d.md", by_path.as_str()] {
+        let out = with("mid", &["read", target]);
+        assert_eq!(out.code, 0, "{target}: {out:?}");
+        assert!(out.stdout.contains("deep ref"), "{target}: {out:?}");
+    }
     // Enabled, the alias is the nested skill itself.
     let alias = with("", &["read", "outer/alias/refs/a.md", "--json"]);
     let alias: serde_json::Value = serde_json::from_str(&alias.stdout).unwrap();

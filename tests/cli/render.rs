@@ -695,7 +695,8 @@ fn control_characters_never_reach_the_output() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n["name"] == "new\nline"),
+            .any(|n| n["name"] == "new\nline"
+                && n["description"] == "Skills in the new\nline namespace."),
         "{json}"
     );
     let directory = run(&["render", "--mode", "directory", "--root", root_arg]).stdout;
