@@ -722,9 +722,10 @@ impl ServerHandler for SkilldexServer {
         };
         let end = view.index.entries.len().min(offset + skills::PAGE_SIZE);
         let mut served = Vec::with_capacity(end.saturating_sub(offset));
+        let mut rules = crate::scan::RulesCache::default();
         for (_, index) in view.index.entries.get(offset..end).unwrap_or(&[]) {
             let skill = &view.catalog.skills()[*index];
-            match skills::entry(&view.catalog, skill) {
+            match skills::entry_with(&mut rules, &view.catalog, skill) {
                 Ok(entry) => served.push(entry),
                 Err(reason) => {
                     let message = format!(

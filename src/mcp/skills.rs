@@ -363,7 +363,11 @@ fn in_disabled_skill(inside: &DisabledInside, path: &Path) -> bool {
 
 /// Every file of a skill folder (nested skills' files included), as
 /// (path inside the folder, absolute path), sorted; `Err` when a limit cuts.
-fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathBuf, u64)>, String> {
+fn manifest_files(
+    rules_cache: &mut RulesCache,
+    catalog: &Catalog,
+    skill: &Skill,
+) -> Result<Vec<(String, PathBuf, u64)>, String> {
     let root = catalog.root_of(skill);
     let dir = skill.dir();
     let real_dir = dir
@@ -373,7 +377,7 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
     let mut total = 0u64;
     let disabled = DisabledInside::new(catalog, skill);
     // Files the tree's ignore rules leave out of the catalog are not served.
-    let above = RulesCache::default().rules_above(root, dir);
+    let above = rules_cache.rules_above(root, dir);
     let mut stack = vec![(dir.to_path_buf(), above)];
     while let Some((folder, above)) = stack.pop() {
         let entries: Vec<_> = std::fs::read_dir(&folder)
@@ -433,6 +437,16 @@ fn manifest_files(catalog: &Catalog, skill: &Skill) -> Result<Vec<(String, PathB
 /// The wire entry of one skill: front matter as JSON, and the manifest of
 /// every file with digest and size. `Err` says why it is not served.
 pub fn entry(catalog: &Catalog, skill: &Skill) -> Result<WireSkill, String> {
+    entry_with(&mut RulesCache::default(), catalog, skill)
+}
+
+/// `entry` for many skills (a page of `skills/list`), reading each folder's
+/// ignore files once.
+pub(crate) fn entry_with(
+    rules_cache: &mut RulesCache,
+    catalog: &Catalog,
+    skill: &Skill,
+) -> Result<WireSkill, String> {
     let uri = skill_uri(skill);
     let base = root_uri(skill);
     let bytes = std::fs::read(&skill.path).map_err(|e| format!("SKILL.md cannot be read ({e})"))?;
@@ -454,7 +468,7 @@ pub fn entry(catalog: &Catalog, skill: &Skill) -> Result<WireSkill, String> {
     };
     let mut wire_frontmatter = SkillFrontmatter::new(name, description);
     wire_frontmatter.extra = frontmatter;
-    let files = manifest_files(catalog, skill)?;
+    let files = manifest_files(rules_cache, catalog, skill)?;
     let skill_file_name = skill
         .path
         .file_name()
