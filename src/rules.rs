@@ -467,6 +467,14 @@ fn check_hidden_characters(
     position: Position,
     findings: &mut Vec<Finding>,
 ) {
+    // Printable ASCII and whitespace, the usual case, holds none: checked
+    // bytewise, without decoding characters.
+    let plain = value
+        .bytes()
+        .all(|b| (b' '..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+    if plain {
+        return;
+    }
     let mut found: Vec<(char, &str)> = Vec::new();
     for c in value.chars() {
         if let Some(kind) = hidden_character(c) {
