@@ -2116,6 +2116,13 @@ mod tests {
         assert_eq!(ok["n"], 1.5);
     }
 
+    #[test]
+    fn a_plain_header_skips_the_yaml11_scan() {
+        let yaml = "name: plan-profile-6730\ndescription: Estimates pending prompt inference for long-running roadmap and deployment vulnerability. Use when upgrading yaml domain, deduplicating cold node, or splitting public variable.\nlicense: MIT\n";
+        assert!(!may_read_differently(yaml));
+        assert!(may_read_differently("name: a\nflag: yes\n"));
+    }
+
     proptest::proptest! {
         /// The YAML 1.1 scan is a line scan over any text: it never panics.
         #[test]
