@@ -504,15 +504,57 @@ fn files_in_order<'a>(catalog: &Catalog, skills: &[&'a Skill]) -> Vec<(&'a str, 
             skill.path.clone(),
             file_name(&skill.path),
         ));
+        let entries = list_skill_folder_with(&mut rules, catalog.root_of(skill), skill).entries;
+        let linked = linked_files(catalog, skill, &entries);
         out.extend(
-            list_skill_folder_with(&mut rules, catalog.root_of(skill), skill)
-                .entries
+            entries
                 .into_iter()
-                .filter(|e| e.kind == EntryKind::File)
+                .filter(|e| e.kind == EntryKind::File || linked.contains(&e.path))
                 .map(|e| (skill.id.as_str(), e.absolute, e.path)),
         );
     }
     out
+}
+
+/// The symlinks among a skill's `entries` that a scan searches as files
+/// of the skill: links to a file inside the skill's real folder (not in a
+/// disabled skill nested in it) that no regular file, nor an earlier link,
+/// already stands for. The scan follows them the same way.
+fn linked_files(
+    catalog: &Catalog,
+    skill: &Skill,
+    entries: &[super::files::FolderEntry],
+) -> std::collections::HashSet<String> {
+    use super::files::EntryKind;
+    let mut linked = std::collections::HashSet::new();
+    if !entries.iter().any(|e| e.kind == EntryKind::Symlink) {
+        return linked;
+    }
+    let Ok(real_dir) = skill.dir().canonicalize() else {
+        return linked;
+    };
+    // Regular files are listed without entering linked folders, so each
+    // sits at its path inside the real folder.
+    let mut seen: std::collections::HashSet<PathBuf> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::File)
+        .map(|e| real_dir.join(&e.path))
+        .collect();
+    seen.insert(real_dir.join(file_name(&skill.path)));
+    let disabled = super::read::DisabledInside::new(catalog, skill);
+    for entry in entries.iter().filter(|e| e.kind == EntryKind::Symlink) {
+        let Ok(real) = entry.absolute.canonicalize() else {
+            continue;
+        };
+        if real.is_file()
+            && real.starts_with(&real_dir)
+            && disabled.owner_of(&real).is_none()
+            && seen.insert(real)
+        {
+            linked.insert(entry.path.clone());
+        }
+    }
+    linked
 }
 
 fn file_name(path: &Path) -> String {

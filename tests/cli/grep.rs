@@ -403,3 +403,58 @@ fn rules_above_a_symlinked_folder_are_applied_alike_everywhere() {
         .collect();
     assert_eq!(out.stdout, listed.concat(), "{show}");
 }
+
+/// Symlinked files inside a skill: the scan's grep and the library's grep
+/// (MCP's) search the same ones, with or without a disabled nested skill
+/// they lead into.
+#[cfg(unix)]
+#[test]
+fn linked_files_inside_a_skill_are_searched_alike_everywhere() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "outer/SKILL.md",
+        skill_md("outer", "Outer. Use when testing grep."),
+    );
+    write(&root, "outer/refs/own.md", "SECRET own\n");
+    write(
+        &root,
+        "outer/inner/SKILL.md",
+        "---\nname: inner\ndescription: Inner. Use when testing grep.\n---\nSECRET inner body\n",
+    );
+    write(&root, "outer/inner/refs/a.md", "SECRET inner ref\n");
+    symlink("../inner/refs/a.md", root.join("outer/refs/link.md")).unwrap();
+    symlink("inner/SKILL.md", root.join("outer/innerskill.md")).unwrap();
+    symlink("refs/own.md", root.join("outer/alias.md")).unwrap();
+    for disabled in [&[][..], &["inner"][..]] {
+        let mut command = skilldex();
+        command.args(["grep", "-l", "SECRET", "--root", root.to_str().unwrap()]);
+        command.env("SKILLDEX_DISABLED", disabled.join(","));
+        let out = finish(command.output().unwrap());
+        let catalog = skilldex::CatalogBuilder::new([&root])
+            .disabled(disabled.iter().copied())
+            .build()
+            .unwrap();
+        let request = skilldex::query::GrepRequest {
+            pattern: "SECRET".into(),
+            files_with_matches: true,
+            ..Default::default()
+        };
+        let library: String = skilldex::query::grep(&catalog, &request)
+            .unwrap()
+            .files
+            .iter()
+            .map(|f| format!("{}/{}\n", f.skill, f.path))
+            .collect();
+        assert_eq!(out.stdout, library, "disabled {disabled:?}: {out:?}");
+        assert!(out.stdout.contains("outer/refs/own.md"), "{out:?}");
+        assert!(!out.stdout.contains("alias.md"), "a duplicate: {out:?}");
+        assert_eq!(
+            out.stdout.contains("outer/refs/link.md"),
+            disabled.is_empty(),
+            "{out:?}"
+        );
+    }
+}
