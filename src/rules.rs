@@ -554,13 +554,18 @@ fn has_xml_tag(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn codes(name: &str, folder: &str) -> Vec<Code> {
+    /// The findings for a skill `name` in folder `folder`.
+    fn name_findings(name: &str, folder: &str) -> Vec<Finding> {
         let fields = Fields {
             name: Some(name.into()),
             description: Some("Does x. Use when y.".into()),
             ..Fields::default()
         };
         check_fields(&fields, folder)
+    }
+
+    fn codes(name: &str, folder: &str) -> Vec<Code> {
+        name_findings(name, folder)
             .into_iter()
             .map(|f| f.code)
             .collect()
@@ -590,12 +595,7 @@ mod tests {
     }
 
     fn mismatch_message(name: &str, folder: &str) -> String {
-        let fields = Fields {
-            name: Some(name.into()),
-            description: Some("Does x. Use when y.".into()),
-            ..Fields::default()
-        };
-        check_fields(&fields, folder)
+        name_findings(name, folder)
             .into_iter()
             .find(|f| f.code == Code::NameMismatch)
             .expect("a name-mismatch finding")

@@ -355,16 +355,7 @@ fn a_skill_reached_through_an_alias_is_listed_where_it_is() {
     for alias in ["outer-again", "a-outer", "zz-outer"] {
         let temp = tempfile::tempdir().unwrap();
         let root = temp.path().join("root");
-        write(
-            &root,
-            "outer/SKILL.md",
-            skill_md("outer", "Outer. Use when testing."),
-        );
-        write(
-            &root,
-            "outer/inner/SKILL.md",
-            skill_md("inner", "Inner. Use when testing."),
-        );
+        outer_and_inner(&root, "# inner\n");
         std::os::unix::fs::symlink("outer", root.join(alias)).unwrap();
         let out = run(&["render", "--json", "--root", root.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{out:?}");

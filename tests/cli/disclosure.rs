@@ -1216,16 +1216,7 @@ fn a_continuation_hint_run_by_a_shell_reads_on_in_the_same_file() {
 fn a_nested_skill_read_through_its_parent_is_itself() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("root");
-    write(
-        &root,
-        "outer/SKILL.md",
-        skill_md("outer", "Outer. Use when testing."),
-    );
-    write(
-        &root,
-        "outer/inner/SKILL.md",
-        "---\nname: inner\ndescription: Inner. Use when testing.\n---\nthe inner body\n",
-    );
+    outer_and_inner(&root, "the inner body\n");
     write(&root, "outer/inner/refs/a.md", "inner reference\n");
     let root_arg = root.to_str().unwrap();
     for target in ["outer/inner", "outer/inner/SKILL.md"] {
@@ -1290,16 +1281,7 @@ fn links_inside_a_skill_do_not_lead_into_a_disabled_nested_skill() {
     use std::os::unix::fs::symlink;
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("root");
-    write(
-        &root,
-        "outer/SKILL.md",
-        skill_md("outer", "Outer. Use when testing."),
-    );
-    write(
-        &root,
-        "outer/inner/SKILL.md",
-        skill_md("inner", "Inner. Use when testing."),
-    );
+    outer_and_inner(&root, "# inner\n");
     write(&root, "outer/inner/refs/a.md", "inner ref\n");
     write(&root, "outer/refs/own.md", "outer ref\n");
     symlink("inner", root.join("outer/alias")).unwrap();

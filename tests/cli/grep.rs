@@ -413,17 +413,8 @@ fn linked_files_inside_a_skill_are_searched_alike_everywhere() {
     use std::os::unix::fs::symlink;
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("root");
-    write(
-        &root,
-        "outer/SKILL.md",
-        skill_md("outer", "Outer. Use when testing grep."),
-    );
+    outer_and_inner(&root, "SECRET inner body\n");
     write(&root, "outer/refs/own.md", "SECRET own\n");
-    write(
-        &root,
-        "outer/inner/SKILL.md",
-        "---\nname: inner\ndescription: Inner. Use when testing grep.\n---\nSECRET inner body\n",
-    );
     write(&root, "outer/inner/refs/a.md", "SECRET inner ref\n");
     symlink("../inner/refs/a.md", root.join("outer/refs/link.md")).unwrap();
     symlink("inner/SKILL.md", root.join("outer/innerskill.md")).unwrap();

@@ -127,6 +127,21 @@ pub fn skill_md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nDo the thing.\n")
 }
 
+/// Skill `outer` at `root/outer`, with skill `inner` nested in it whose
+/// body is `inner_body`.
+pub fn outer_and_inner(root: &Path, inner_body: &str) {
+    write(
+        root,
+        "outer/SKILL.md",
+        skill_md("outer", "Outer. Use when testing."),
+    );
+    write(
+        root,
+        "outer/inner/SKILL.md",
+        format!("---\nname: inner\ndescription: Inner. Use when testing.\n---\n{inner_body}"),
+    );
+}
+
 /// Diagnostics of `skilldex lint --format json` as (file name relative to
 /// root, line, column, severity, code).
 pub fn lint_json(root: &Path, extra: &[&str]) -> (Run, Vec<serde_json::Value>) {
