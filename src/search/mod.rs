@@ -81,6 +81,9 @@ pub struct SearchResults {
 /// coincidence: "jest jokes for a birthday card" is not about the test
 /// runner. Long queries pass on their matched words, not on their share.
 const MIN_WORDS: f32 = 2.0;
+/// What a light word ("fix", "file", "return") weighs, against a word's 1,
+/// in the share of the query a lone matched word must cover.
+const LIGHT_MASS: f32 = 0.5;
 const MIN_COVERAGE: f32 = 0.5;
 /// Relevance (score over the query's ideal score) under which nothing is an
 /// answer, whatever it matched.
@@ -310,6 +313,9 @@ struct Unit {
     label: String,
     cjk: bool,
     mass: f32,
+    /// A light word ("fix", "file"): it weighs [`LIGHT_MASS`] of its mass
+    /// in the share of the query an answer must cover.
+    light: bool,
     /// Something in the catalog answers to it, if only a guess.
     matched: bool,
     /// Something answers to it for sure: the word, its stem, a sure typo
@@ -374,6 +380,7 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                 label: String::new(),
                 cjk: false,
                 mass: 0.0,
+                light: false,
                 matched: false,
                 sure: false,
             });
@@ -385,6 +392,7 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                 unit.label = term.surface.clone();
                 let number = text::is_number_word(&term.surface);
                 unit.mass = if number { 0.0 } else { 1.0 };
+                unit.light = text::is_light_word(&term.text);
                 if let Some(id) = index.term(&term.text) {
                     let weight = if number { NUMBER_WEIGHT } else { 1.0 };
                     expansions.push(Expansion::new(id, weight, mask, true));
@@ -434,9 +442,10 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                         for near in &near {
                             let one = near.distance == 1;
                             let weight = if one { 0.7 } else { 0.5 };
-                            let sure = (one && letters >= MIN_SURE_TYPO)
-                                || (one && near.slip && letters >= MIN_SURE_SLIP)
-                                || letters >= 9;
+                            let sure = !near.first_letter
+                                && ((one && letters >= MIN_SURE_TYPO)
+                                    || (one && near.slip && letters >= MIN_SURE_SLIP)
+                                    || letters >= 9);
                             expansions.push(Expansion::new(near.term, weight, mask, sure));
                             unit.matched = true;
                             unit.sure |= sure;
@@ -525,6 +534,13 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
             }
         }
     }
+    // A query of light words only ("fix", "new file") is about them after
+    // all.
+    if units.iter().all(|u| u.mass == 0.0 || u.light) {
+        for unit in &mut units {
+            unit.light = false;
+        }
+    }
     // A query of number words only ("two") is about them after all.
     if units.iter().all(|u| u.mass == 0.0) {
         for unit in &mut units {
@@ -576,13 +592,26 @@ fn score(index: &Inverted, plan: &Plan) -> Scored {
 }
 
 impl Plan {
-    fn total_mass(&self) -> f32 {
-        self.units.iter().take(64).map(|u| u.mass).sum()
-    }
-
     /// Share of the query a document's matches cover.
     fn coverage(&self, full: u64, partial: u64) -> f32 {
-        let total = self.total_mass();
+        self.share(full, partial, |unit| unit.mass)
+    }
+
+    /// Share of what the query is about a document's matches cover: as
+    /// [`Plan::coverage`], with light words weighing less. A skill that
+    /// matches "fix" in "fix my car" covers a third of it, not half.
+    fn subject_coverage(&self, full: u64, partial: u64) -> f32 {
+        self.share(full, partial, |unit| {
+            if unit.light {
+                unit.mass * LIGHT_MASS
+            } else {
+                unit.mass
+            }
+        })
+    }
+
+    fn share(&self, full: u64, partial: u64, weigh: impl Fn(&Unit) -> f32) -> f32 {
+        let total: f32 = self.units.iter().take(64).map(&weigh).sum();
         if total == 0.0 {
             return 0.0;
         }
@@ -590,9 +619,9 @@ impl Plan {
         for (u, unit) in self.units.iter().enumerate().take(64) {
             let bit = 1u64 << u;
             if full & bit != 0 {
-                got += unit.mass;
+                got += weigh(unit);
             } else if partial & bit != 0 {
-                got += unit.mass * 0.5;
+                got += weigh(unit) * 0.5;
             }
         }
         got / total
@@ -785,8 +814,10 @@ fn search(
     let best = ranked.first().copied();
     let no_evidence = match best {
         None => true,
-        Some((relevance, coverage, doc)) => {
-            let words = plan.full_mass(scored.full[doc as usize]);
+        Some((relevance, _, doc)) => {
+            let d = doc as usize;
+            let words = plan.full_mass(scored.full[d]);
+            let coverage = plan.subject_coverage(scored.full[d], scored.partial[d]);
             relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || coverage < MIN_COVERAGE))
         }
     };

@@ -151,6 +151,27 @@ pub(crate) fn is_number_word(word: &str) -> bool {
     )
 }
 
+/// Words of a request that name an action or a thing in general, not a
+/// subject: "fix my car", "file my taxes", "tax return". They are searched,
+/// but a skill that matches only them has not matched what the query is
+/// about, so they weigh half in how much of a query a skill covers.
+const LIGHT_WORDS: &[&str] = &[
+    "add", "best", "better", "call", "change", "check", "create", "file", "find", "fix", "give",
+    "go", "good", "handle", "keep", "look", "make", "move", "new", "open", "put", "return", "run",
+    "see", "set", "show", "start", "stuff", "take", "thing", "tool", "try", "turn", "work",
+    "write",
+];
+
+/// Whether `stem` (a query word as [`stem`] gives it) is one of the
+/// [`LIGHT_WORDS`], in any of its forms (`fixing`, `files`).
+pub(crate) fn is_light_word(stem: &str) -> bool {
+    static STEMS: OnceLock<Vec<String>> = OnceLock::new();
+    STEMS
+        .get_or_init(|| LIGHT_WORDS.iter().map(|w| self::stem(w)).collect())
+        .iter()
+        .any(|s| s == stem)
+}
+
 pub(crate) fn is_stop_word(word: &str) -> bool {
     // Words of up to eight bytes packed into integers and kept in a small
     // open-addressing table: one multiply and a probe or two (this runs for

@@ -386,7 +386,7 @@ fn ranking_quality_on_the_labelled_set() {
         o.mrr()
     );
     assert!(
-        o.no_match_precision() >= 0.5 && o.no_match_recall() >= 0.4,
+        o.no_match_precision() >= 0.65 && o.no_match_recall() >= 0.8,
         "{o:?}"
     );
     assert_eq!(ours.by_kind["exact"].r1(), 1.0);
@@ -753,6 +753,51 @@ fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
     let (run, json) = search_json(&["extract pdf text picture"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(words(&json, "weak_terms"), ["picture"], "{json}");
+}
+
+#[test]
+fn a_general_word_alone_does_not_answer_for_the_subject() {
+    // "fix", "file" and "return" are in the bundled skills; "car", "taxes"
+    // and "tax" are in none. A skill that matches only the general word
+    // has not matched what the query is about.
+    for (query, subject) in [
+        ("fix my car", "car"),
+        ("file my taxes", "taxes"),
+        ("tax return", "tax"),
+    ] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 1, "{query}: {run:?}");
+        assert_eq!(json["no_match"], true, "{query}: {json}");
+        assert_eq!(
+            words(&json, "unmatched_terms"),
+            [subject],
+            "{query}: {json}"
+        );
+    }
+    // On their own, or with the subject found, they still answer.
+    for (query, first) in [
+        ("fix", None),
+        ("write a changelog", Some("changelog-keeping")),
+    ] {
+        let (run, json) = search_json(&[query]);
+        assert_eq!(run.code, 0, "{query}: {run:?}");
+        if let Some(first) = first {
+            assert_eq!(ids(&json)[0], first, "{query}: {json}");
+        }
+    }
+}
+
+#[test]
+fn a_changed_first_letter_is_a_guess_not_a_typo() {
+    // "gardening" is one letter from "hardening", but people seldom
+    // mistype a first letter: it is another word. Two letters swapped at
+    // the start are still a typo.
+    let (run, json) = search_json(&["gardening"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(words(&json, "weak_terms"), ["gardening"], "{json}");
+    let (run, json) = search_json(&["rveiew"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ids(&json)[0], "code-review", "{json}");
 }
 
 #[test]
