@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark `skilldex grep` against `rg` (same pattern, same tree, side by
-# side in one hyperfine run) and time `skilldex read --section` (by name and
-# by path), on the bundled catalog and on the 10k-skill corpus made by
+# side in one hyperfine run) and time `skilldex read --section` (by name,
+# with and without the name index, and by path), on the bundled catalog and on the 10k-skill corpus made by
 # benches/render.sh.
 #
 # Usage: benches/disclosure.sh      (run benches/render.sh once first, or set
@@ -45,11 +45,16 @@ skill_file=$(find "$CORPUS" -name SKILL.md | sort | sed -n 1p)
 skill=$(basename "$(dirname "$skill_file")")
 section=$(sed -n 's/^## //p' "$skill_file" | sed -n 1p)
 echo "==> read $skill --section '$section'" >&2
-# By name (the whole catalog is built to resolve it) and by the path the
-# directory prints (only the folders leading to the skill are walked).
+# By name with the name index (written by the first warm-up run, checked by
+# every timed one), by name without it (the whole catalog is built to
+# resolve the name), and by the path the directory prints (only the folders
+# leading to the skill are walked). The index lives under target/bench.
+export SKILLDEX_CACHE_DIR=$PWD/target/bench/name-index
+rm -rf "$SKILLDEX_CACHE_DIR"
 hyperfine --warmup 3 --runs "$RUNS" -N \
     --export-markdown target/bench/read.md \
     "$SKILLDEX read pdf-extract --section steps --root skills" \
     "$SKILLDEX read ./skills/docs/pdf-extract/SKILL.md --section steps --root skills" \
     "$SKILLDEX read $skill --section '$section' --root $CORPUS" \
+    "env SKILLDEX_CACHE_DIR=off $SKILLDEX read $skill --section '$section' --root $CORPUS" \
     "$SKILLDEX read $(realpath "$skill_file") --section '$section' --root $CORPUS"

@@ -8,6 +8,7 @@
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
 pub(crate) mod incremental;
+pub mod name_index;
 
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
@@ -119,6 +120,7 @@ impl CatalogBuilder {
             check_bodies: self.check_bodies,
             visitor: self.visitor.clone(),
             scope,
+            record: None,
         }
     }
 
@@ -146,6 +148,18 @@ impl CatalogBuilder {
 
     /// Scan the roots and build the snapshot.
     pub fn build(&self) -> Result<Catalog, CatalogError> {
+        self.build_with(&self.scan_options(None))
+    }
+
+    /// Scan the roots as [`CatalogBuilder::build`] does, noting in `log`
+    /// every path the skills found depend on.
+    pub(crate) fn build_recorded(&self, log: Arc<scan::PathLog>) -> Result<Catalog, CatalogError> {
+        let mut options = self.scan_options(None);
+        options.record = Some(log);
+        self.build_with(&options)
+    }
+
+    fn build_with(&self, options: &scan::ScanOptions) -> Result<Catalog, CatalogError> {
         for root in &self.roots {
             check_root(root)?;
         }
@@ -154,7 +168,7 @@ impl CatalogBuilder {
             .roots
             .iter()
             .enumerate()
-            .map(|(index, root)| scan::scan_root(index, root, &self.scan_options(None)))
+            .map(|(index, root)| scan::scan_root(index, root, options))
             .collect();
         Ok(self.assemble_scans(results, started))
     }

@@ -4,8 +4,8 @@
 
 use super::style::Style;
 use super::{
-    build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
-    ShowArgs,
+    build, builder, name_catalog, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs,
+    RenderArgs, ShowArgs,
 };
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::{Diagnostic, Profile, Severity, Skill};
@@ -819,7 +819,11 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
-        PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
+        PathRead::NotAPath => (
+            name_catalog(&cli.global, &builder, &args.target)?,
+            args.target.clone(),
+            None,
+        ),
     };
     let by_path = path.is_some();
     let request = query::ReadRequest {

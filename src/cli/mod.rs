@@ -397,6 +397,88 @@ fn build(global: &GlobalArgs, builder: &CatalogBuilder) -> anyhow::Result<Catalo
     Ok(catalog)
 }
 
+/// Where `read NAME` keeps its name index: `SKILLDEX_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/skilldex`, else `~/.cache/skilldex`; none when the
+/// variable is `off`, or when the folder would sit inside a root (writing
+/// the index would change what it stamps).
+fn name_cache(builder: &CatalogBuilder) -> Option<crate::catalog::name_index::NameCache> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = match var("SKILLDEX_CACHE_DIR") {
+        Some(dir) if dir == "off" => return None,
+        Some(dir) => PathBuf::from(dir),
+        None => match var("XDG_CACHE_HOME").map(PathBuf::from) {
+            Some(dir) if dir.is_absolute() => dir.join("skilldex"),
+            _ => PathBuf::from(var("HOME")?).join(".cache/skilldex"),
+        },
+    };
+    let dir = std::path::absolute(&dir).ok()?;
+    let inside = |root: &PathBuf| {
+        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let mut dir = dir.as_path();
+        // The folder may not exist yet: its nearest existing parent decides.
+        loop {
+            if let Ok(real) = dir.canonicalize() {
+                return real.starts_with(&root);
+            }
+            match dir.parent() {
+                Some(parent) => dir = parent,
+                None => return false,
+            }
+        }
+    };
+    if builder.roots().iter().any(inside) {
+        return None;
+    }
+    Some(crate::catalog::name_index::NameCache::new(dir))
+}
+
+/// The catalog to read the name `target` from. When the name index is
+/// current and knows the name, that is a catalog of the one skill (a few
+/// milliseconds, however large the catalog); otherwise the whole catalog,
+/// and the index is written again.
+fn name_catalog(
+    global: &GlobalArgs,
+    builder: &CatalogBuilder,
+    target: &str,
+) -> anyhow::Result<Catalog> {
+    let Some(cache) = name_cache(builder) else {
+        return build(global, builder);
+    };
+    let verbose = global.verbose && !global.quiet;
+    // A name with a path after it may be a qualified id: the whole catalog
+    // tells which.
+    if !target.trim().trim_matches('/').contains('/') {
+        let started = std::time::Instant::now();
+        let lookup = cache.lookup(builder, target);
+        match lookup.result {
+            Ok(catalog) => {
+                if verbose {
+                    say!(
+                        "skilldex: name index: {} paths unchanged, {} read from its file ({:.1} ms)",
+                        lookup.checked,
+                        crate::model::printable(target.trim()),
+                        started.elapsed().as_secs_f64() * 1000.0
+                    );
+                }
+                return Ok(catalog);
+            }
+            Err(miss) if verbose => say!("skilldex: name index not used: {miss}"),
+            Err(_) => {}
+        }
+    }
+    let saved = cache
+        .build(builder)
+        .map_err(|error| explain_root_error(global, error))?;
+    warn_unknown_names(global, &saved.catalog);
+    if verbose {
+        match saved.index {
+            Ok(names) => say!("skilldex: name index written ({names} names)"),
+            Err(why) => say!("skilldex: name index not written: {why}"),
+        }
+    }
+    Ok(saved.catalog)
+}
+
 /// A missing root or a file given as a root, with what to fix: the flag,
 /// the variable, or the entry of the configuration file.
 fn explain_root_error(global: &GlobalArgs, error: crate::CatalogError) -> anyhow::Error {

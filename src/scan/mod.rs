@@ -116,6 +116,32 @@ impl ScanScope {
     }
 }
 
+/// The paths a scan's answer depends on: every folder it listed, every
+/// symlink it followed, every ignore file and every skill file. While none
+/// of them changes, a new scan finds the same skills with the same names.
+/// (Namespace descriptions are not covered.)
+#[derive(Debug, Default)]
+pub struct PathLog(Mutex<Vec<PathBuf>>);
+
+impl PathLog {
+    fn note(&self, path: &Path) {
+        push(&self.0, path.to_path_buf());
+    }
+
+    /// The paths, each once, sorted by their bytes.
+    pub fn into_paths(self) -> Vec<PathBuf> {
+        let mut paths = self.0.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Bytes compare much faster than paths (component by component).
+        paths.sort_unstable_by(|a, b| {
+            a.as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.as_os_str().as_encoded_bytes())
+        });
+        paths.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+        paths
+    }
+}
+
 /// What a scan does: the bounds, whether bodies are checked, and an
 /// optional visitor of every file.
 #[derive(Clone, Default)]
@@ -127,6 +153,8 @@ pub struct ScanOptions {
     /// Only these paths (all of the root when `None`), sorted by path,
     /// none inside a folder scope.
     pub scope: Option<Arc<[ScanScope]>>,
+    /// Note every path the answer depends on.
+    pub record: Option<Arc<PathLog>>,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -136,6 +164,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("check_bodies", &self.check_bodies)
             .field("visitor", &self.visitor.is_some())
             .field("scope", &self.scope)
+            .field("record", &self.record.is_some())
             .finish()
     }
 }
@@ -384,6 +413,12 @@ fn walk(
         keep: &keep,
     };
     walk.run(&|event| {
+        if let walk::Event::RulesFile(path) = event {
+            if let Some(log) = &options.record {
+                log.note(path);
+            }
+            return walk::Flow::Continue;
+        }
         if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
             shared.entry_limit_hit.store(true, Ordering::Relaxed);
             return walk::Flow::Quit;
@@ -411,6 +446,7 @@ fn walk(
                 );
             }
             walk::Event::BadRules(error) => report_walk_error(shared, error),
+            walk::Event::RulesFile(_) => {}
         }
         walk::Flow::Continue
     });
@@ -477,6 +513,13 @@ fn visit(
     let path = entry.path;
     let depth = entry.depth + offset;
     let through_link = offset > 0 || kind == walk::Kind::Symlink;
+    if let Some(log) = &options.record {
+        if matches!(kind, walk::Kind::Dir | walk::Kind::Symlink)
+            || SKILL_FILE_NAMES.iter().any(|n| entry.name == OsStr::new(n))
+        {
+            log.note(path);
+        }
+    }
     if kind == walk::Kind::Symlink {
         match follow_link(path, depth, canonical_root, shared) {
             Some(target) => kind = walk::kind_of(target),

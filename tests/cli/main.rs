@@ -9,6 +9,8 @@ mod grep;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(unix)]
+mod name_index;
 mod properties;
 mod render;
 mod search;
@@ -46,7 +48,8 @@ impl std::fmt::Debug for Run {
 }
 
 /// A `skilldex` command isolated from the user's environment: no colors, a
-/// HOME without skills, no SKILLDEX_ROOTS.
+/// HOME without skills, no SKILLDEX_ROOTS, no name index on disk (the
+/// `name_index` tests give it a folder).
 pub fn skilldex() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_skilldex"));
     command
@@ -55,6 +58,7 @@ pub fn skilldex() -> Command {
             "HOME",
             std::env::temp_dir().join("skilldex-test-home-does-not-exist"),
         )
+        .env("SKILLDEX_CACHE_DIR", "off")
         .env_remove("SKILLDEX_ROOTS");
     command
 }

@@ -1,0 +1,827 @@
+//! The name index: which skill file each plain skill name stands for, kept
+//! on disk between runs so `read NAME` on a large catalog need not scan it
+//! whole.
+//!
+//! A name lives inside its file, and which skill a name reads is decided by
+//! every skill of the catalog (an earlier root or a shallower folder wins a
+//! clash). So the index is used only while nothing the answer depends on
+//! has changed. It keeps a [`Stamp`] (file identity, size, modification and
+//! change times) of every folder the scan listed, every symlink it
+//! followed, every ignore file and every skill file, and a lookup stats
+//! them all again. Any difference — an edit in place, a file added,
+//! renamed or removed, a link pointed elsewhere, a permission or time
+//! change — and the caller scans the whole catalog (which writes a new
+//! index). Checking costs one `stat` per folder and skill file, against a
+//! scan's listing of every folder and reading of every skill file.
+//!
+//! The stamps are taken after the scan, and an index is written only when
+//! every stamped path last changed at least a second before the scan began
+//! (git's "racily clean" problem): then nothing changed while the scan
+//! read it, and a later change, even within one tick of a coarse clock,
+//! gets a change time the stamp does not have.
+//!
+//! The index file is keyed by everything besides the files that decides
+//! the names: the roots (and the current folder, for relative ones), the
+//! scan bounds, the profile and skilldex's version. It is written to a
+//! temporary file and renamed into place, and ends with a checksum: a torn
+//! or foreign file is a miss, never a wrong answer. Catalogs with disabled
+//! skills are not indexed, nor catalogs under [`MIN_SKILL_FILES`] skills.
+
+use super::{Catalog, CatalogBuilder, CatalogError, Fnv};
+use crate::scan::PathLog;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The first bytes of an index file; the digit is the format's version.
+const MAGIC: &[u8; 8] = b"skdxnam1";
+
+/// Catalogs with fewer skill files get no index: scanning them costs
+/// about what checking an index would.
+pub const MIN_SKILL_FILES: usize = 500;
+
+/// How long before a scan every stamped path must have last changed for
+/// its index to be written.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Index files kept in the cache folder (the most recently written).
+const KEPT_INDEXES: usize = 8;
+
+/// What a path looked like on disk, to tell later whether it changed: the
+/// file it stands for (symlinks followed), its size and its modification
+/// and change times. The change time moves on every write, rename into
+/// place, permission change or time reset, and cannot be set back by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    device: u64,
+    inode: u64,
+    size: u64,
+    /// Seconds and nanoseconds.
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of `path` inside the open folder `dir` (following
+    /// symlinks); `None` when it cannot be read (missing, dangling, a
+    /// loop, no permission).
+    #[cfg(unix)]
+    fn at(dir: impl std::os::fd::AsFd, path: &Path) -> Option<Stamp> {
+        let s = rustix::fs::statat(dir, path, rustix::fs::AtFlags::empty()).ok()?;
+        // The field types vary across systems; these casts only widen.
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        Some(Stamp {
+            device: s.st_dev as u64,
+            inode: s.st_ino as u64,
+            size: s.st_size as u64,
+            modified: (s.st_mtime as i64, s.st_mtime_nsec as i64),
+            changed: (s.st_ctime as i64, s.st_ctime_nsec as i64),
+        })
+    }
+}
+
+/// Why a lookup did not give a catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// No index was saved for these settings, or it could not be read.
+    NoIndex,
+    /// A path the index depends on changed since it was written.
+    Changed(PathBuf),
+    /// The index is current but has no skill of that plain name (it may
+    /// be a qualified id, a file that does not load, or no skill at all:
+    /// a whole catalog says which).
+    NotIndexed,
+    /// The settings rule the index out (disabled skills, a file visitor,
+    /// a system without change times).
+    NotApplicable,
+}
+
+impl std::fmt::Display for Miss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Miss::NoIndex => write!(f, "no index for these roots and settings yet"),
+            Miss::Changed(path) => write!(f, "{} changed", printable(path)),
+            Miss::NotIndexed => write!(f, "the name is not a plain skill name in it"),
+            Miss::NotApplicable => write!(f, "not used with disabled skills"),
+        }
+    }
+}
+
+fn printable(path: &Path) -> String {
+    crate::model::printable(&path.to_string_lossy()).into_owned()
+}
+
+/// What a lookup found: the catalog of the one skill, or why not.
+pub struct Lookup {
+    pub result: Result<Catalog, Miss>,
+    /// Paths whose stamps were checked.
+    pub checked: usize,
+}
+
+/// What a whole build left behind.
+pub struct Saved {
+    pub catalog: Catalog,
+    /// `Ok(names)` when an index was written; otherwise why not.
+    pub index: Result<usize, String>,
+}
+
+/// Index files kept in one folder (`~/.cache/skilldex` for the CLI).
+#[derive(Debug, Clone)]
+pub struct NameCache {
+    dir: PathBuf,
+}
+
+impl NameCache {
+    pub fn new(dir: impl Into<PathBuf>) -> NameCache {
+        NameCache { dir: dir.into() }
+    }
+
+    fn file_for(&self, key: u64) -> PathBuf {
+        self.dir.join(format!("names-{key:016x}.idx"))
+    }
+
+    /// The catalog of the one skill the plain name `name` reads, built from
+    /// its file alone, when the saved index for `builder` is still valid
+    /// and knows the name. It answers as the whole catalog would: the
+    /// index says which file wins the name, and the stamps that nothing
+    /// changed since.
+    pub fn lookup(&self, builder: &CatalogBuilder, name: &str) -> Lookup {
+        let miss = |miss, checked| Lookup {
+            result: Err(miss),
+            checked,
+        };
+        let Some(key) = builder.index_key() else {
+            return miss(Miss::NotApplicable, 0);
+        };
+        let name = name.trim().trim_matches('/');
+        let Ok(bytes) = std::fs::read(self.file_for(key)) else {
+            return miss(Miss::NoIndex, 0);
+        };
+        let Some(index) = View::decode(&bytes, key) else {
+            return miss(Miss::NoIndex, 0);
+        };
+        let checked = index.stamps.len();
+        if let Some(changed) = index.first_change() {
+            return miss(Miss::Changed(changed), checked);
+        }
+        let Some(file) = index.file_of(name) else {
+            return miss(Miss::NotIndexed, checked);
+        };
+        // The file is read again now; its name must still be the one
+        // indexed (it may have changed since the stamps were checked).
+        let result = match builder.build_files(std::slice::from_ref(&file)) {
+            Ok(catalog)
+                if catalog
+                    .skills()
+                    .iter()
+                    .any(|s| s.id == name && s.name == name && s.path == file) =>
+            {
+                Ok(catalog)
+            }
+            _ => Err(Miss::Changed(file)),
+        };
+        Lookup { result, checked }
+    }
+
+    /// Build the whole catalog and save its index. An index is not saved
+    /// for a small catalog, when a path it depends on changed less than a
+    /// second before the scan, when a bound cut the walk, or when the
+    /// folder cannot be written; the catalog is returned all the same.
+    pub fn build(&self, builder: &CatalogBuilder) -> Result<Saved, CatalogError> {
+        let Some(key) = builder.index_key() else {
+            return Ok(Saved {
+                catalog: builder.build()?,
+                index: Err(Miss::NotApplicable.to_string()),
+            });
+        };
+        let started = std::time::SystemTime::now();
+        let log = Arc::new(PathLog::default());
+        let catalog = builder.build_recorded(Arc::clone(&log))?;
+        let paths = Arc::try_unwrap(log).unwrap_or_default().into_paths();
+        let index = self.save(&catalog, &paths, key, started);
+        Ok(Saved { catalog, index })
+    }
+
+    fn save(
+        &self,
+        catalog: &Catalog,
+        paths: &[PathBuf],
+        key: u64,
+        started: std::time::SystemTime,
+    ) -> Result<usize, String> {
+        if catalog
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == crate::model::Code::WalkLimit)
+        {
+            return Err("a bound cut the walk".into());
+        }
+        let mut built = Built::new(paths, catalog)?;
+        if built.skill_files < MIN_SKILL_FILES {
+            return Err(format!(
+                "{} skill files: under {MIN_SKILL_FILES}, a scan is about as fast",
+                built.skill_files
+            ));
+        }
+        built.stamp(started)?;
+        let bytes = built.encode(key);
+        let file = self.file_for(key);
+        write_atomically(&file, &bytes)
+            .map_err(|error| format!("could not write to {}: {error}", self.dir.display()))?;
+        self.prune(&file);
+        Ok(built.names.len())
+    }
+
+    /// Remove all but the [`KEPT_INDEXES`] most recently written index
+    /// files (one per set of roots and settings), `keep` among them.
+    fn prune(&self, keep: &Path) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("names-") && name.ends_with(".idx")
+            })
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (_, path) in files.iter().skip(KEPT_INDEXES) {
+            if path != keep {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+impl CatalogBuilder {
+    /// What decides the names besides the files: `None` when the index
+    /// does not apply (disabled skills, a visitor that must see every file,
+    /// a system without change times).
+    fn index_key(&self) -> Option<u64> {
+        if !cfg!(unix) || !self.disabled.is_empty() || self.visitor.is_some() {
+            return None;
+        }
+        let mut hash = Fnv::new();
+        hash.write(MAGIC);
+        hash.write(env!("CARGO_PKG_VERSION").as_bytes());
+        // Paths are kept as the walk writes them, relative to the current
+        // folder when a root is: then it is part of the key.
+        if self.roots.iter().any(|root| root.is_relative()) {
+            hash.write(std::env::current_dir().ok()?.as_os_str().as_encoded_bytes());
+        }
+        for root in &self.roots {
+            hash.write(root.as_os_str().as_encoded_bytes());
+        }
+        hash.write(format!("{:?} {:?}", self.limits, self.profile).as_bytes());
+        Some(hash.finish())
+    }
+}
+
+/// An index being written: every path as an *anchor* folder and a short
+/// path inside it (a folder or link inside its parent, a skill file inside
+/// its folder's parent), so a check looks up one or two names inside an
+/// open anchor instead of a whole path; and each plain name's skill file.
+struct Built {
+    anchors: Vec<PathBuf>,
+    /// (anchor, path inside it, stamp), grouped by anchor in order.
+    stamps: Vec<(u32, PathBuf, Option<Stamp>)>,
+    /// Plain name → index into `stamps` of its skill file.
+    names: BTreeMap<String, u32>,
+    skill_files: usize,
+}
+
+impl Built {
+    /// The index of `catalog`, whose scan depended on `paths` (not yet
+    /// stamped).
+    fn new(paths: &[PathBuf], catalog: &Catalog) -> Result<Built, String> {
+        let is_skill_file = |path: &Path| {
+            path.file_name()
+                .is_some_and(|n| crate::scan::SKILL_FILE_NAMES.iter().any(|s| n == *s))
+        };
+        let mut skill_files = 0;
+        // (anchor, path inside it, is a skill file), split and sorted as
+        // bytes: paths compare and hash component by component, too slowly
+        // for 20,000 of them.
+        let mut entries: Vec<(&[u8], &[u8], bool)> = paths
+            .iter()
+            .map(|path| {
+                let skill_file = is_skill_file(path);
+                skill_files += usize::from(skill_file);
+                let whole = path.as_os_str().as_encoded_bytes();
+                match split_anchor(whole, if skill_file { 2 } else { 1 }) {
+                    Some((anchor, inside)) => (anchor, inside, skill_file),
+                    // A path without that many folders above it (a short
+                    // relative one) is checked whole, under the anchor `.`.
+                    None => (&b"."[..], whole, skill_file),
+                }
+            })
+            .collect();
+        entries.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut built = Built {
+            anchors: Vec::new(),
+            stamps: Vec::with_capacity(entries.len()),
+            names: BTreeMap::new(),
+            skill_files,
+        };
+        let mut position: std::collections::HashMap<Vec<u8>, u32> = Default::default();
+        for (anchor, inside, skill_file) in entries {
+            let (Some(anchor), Some(inside)) = (path_of(anchor), path_of(inside)) else {
+                return Err("a path is not valid here".into());
+            };
+            if built.anchors.last().map(PathBuf::as_path) != Some(anchor) {
+                built.anchors.push(anchor.to_path_buf());
+            }
+            if skill_file {
+                let whole = whole(anchor, inside);
+                position.insert(
+                    whole.as_os_str().as_encoded_bytes().to_vec(),
+                    built.stamps.len() as u32,
+                );
+            }
+            let a = (built.anchors.len() - 1) as u32;
+            built.stamps.push((a, inside.to_path_buf(), None));
+        }
+        for skill in catalog.skills() {
+            if skill.id != skill.name {
+                continue;
+            }
+            match position.get(skill.path.as_os_str().as_encoded_bytes()) {
+                Some(&i) => {
+                    built.names.insert(skill.name.clone(), i);
+                }
+                // Every skill file is noted; one that is not means the
+                // index would not notice it change.
+                None => {
+                    return Err(format!(
+                        "{} was not noted by the scan",
+                        skill.path.display()
+                    ))
+                }
+            }
+        }
+        Ok(built)
+    }
+
+    /// Stamp every path now. Fails on the first that changed less than
+    /// [`SETTLE`] before `started` (or after it: the scan may have read it
+    /// before or after the change, and another change within the same
+    /// tick of a coarse clock would keep its stamp).
+    fn stamp(&mut self, started: std::time::SystemTime) -> Result<(), String> {
+        let settled = started
+            .checked_sub(SETTLE)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|t| (t.as_secs() as i64, i64::from(t.subsec_nanos())))
+            .ok_or("the clock is before 1970")?;
+        let anchors: Vec<&Path> = self.anchors.iter().map(PathBuf::as_path).collect();
+        let entries: Vec<(u32, &Path)> = self
+            .stamps
+            .iter()
+            .map(|(anchor, inside, _)| (*anchor, inside.as_path()))
+            .collect();
+        let recent = Mutex::new(None);
+        let stamps = stamp_all(&anchors, &entries, &|i, stamp| {
+            let settled_then = stamp.is_none_or(|s| s.changed < settled);
+            if !settled_then {
+                *recent.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+            }
+            settled_then
+        });
+        match stamps {
+            Some(stamps) => {
+                for (slot, stamp) in self.stamps.iter_mut().zip(stamps) {
+                    slot.2 = stamp;
+                }
+                Ok(())
+            }
+            None => {
+                let i = recent.into_inner().unwrap_or_else(|e| e.into_inner());
+                let path = i.map_or_else(PathBuf::new, |i| {
+                    whole(anchors[entries[i].0 as usize], entries[i].1)
+                });
+                Err(format!(
+                    "{} changed less than a second before the scan; a later read writes it",
+                    printable(&path)
+                ))
+            }
+        }
+    }
+
+    fn encode(&self, key: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.stamps.len() * 80);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&key.to_le_bytes());
+        put_u32(&mut out, self.anchors.len() as u32);
+        for anchor in &self.anchors {
+            put_bytes(&mut out, anchor.as_os_str().as_encoded_bytes());
+        }
+        put_u32(&mut out, self.stamps.len() as u32);
+        for (anchor, inside, stamp) in &self.stamps {
+            put_u32(&mut out, *anchor);
+            put_bytes(&mut out, inside.as_os_str().as_encoded_bytes());
+            match stamp {
+                None => out.push(0),
+                Some(s) => {
+                    out.push(1);
+                    for value in [
+                        s.device,
+                        s.inode,
+                        s.size,
+                        s.modified.0 as u64,
+                        s.modified.1 as u64,
+                        s.changed.0 as u64,
+                        s.changed.1 as u64,
+                    ] {
+                        out.extend_from_slice(&value.to_le_bytes());
+                    }
+                }
+            }
+        }
+        put_u32(&mut out, self.names.len() as u32);
+        for (name, &i) in &self.names {
+            put_bytes(&mut out, name.as_bytes());
+            put_u32(&mut out, i);
+        }
+        let mut hash = Fnv::new();
+        hash.write(&out);
+        out.extend_from_slice(&hash.finish().to_le_bytes());
+        out
+    }
+}
+
+/// `path` cut at the separator `levels` names from its end: the anchor
+/// folder and the path inside it, which joined with a `/` give `path` back
+/// byte for byte. `None` when there are not that many names or the cut
+/// would not give the path back (`a//b`, a trailing `/`, `.` or `..`
+/// inside, an anchor `/`).
+fn split_anchor(path: &[u8], levels: usize) -> Option<(&[u8], &[u8])> {
+    let mut cut = path.len();
+    for _ in 0..levels {
+        cut = path[..cut].iter().rposition(|&b| b == b'/')?;
+    }
+    let (anchor, inside) = (&path[..cut], &path[cut + 1..]);
+    let clean = inside
+        .split(|&b| b == b'/')
+        .all(|name| !name.is_empty() && name != b"." && name != b"..");
+    (anchor.len() > 1 && !anchor.ends_with(b"/") && clean).then_some((anchor, inside))
+}
+
+/// `inside` under `anchor`, as the walk wrote it.
+fn whole(anchor: &Path, inside: &Path) -> PathBuf {
+    if anchor == Path::new(".") {
+        inside.to_path_buf()
+    } else {
+        anchor.join(inside)
+    }
+}
+
+/// Stamp `entries` (an anchor and a path inside it, grouped by anchor) on
+/// two threads, each anchor opened once. `keep` sees each stamp as it is
+/// taken, with its entry's index; on the first it refuses, the rest are
+/// left unstamped and the answer is `None`.
+fn stamp_all(
+    anchors: &[&Path],
+    entries: &[(u32, &Path)],
+    keep: &(dyn Fn(usize, Option<Stamp>) -> bool + Sync),
+) -> Option<Vec<Option<Stamp>>> {
+    let stop = AtomicBool::new(false);
+    let run = |range: std::ops::Range<usize>| -> Option<Vec<Option<Stamp>>> {
+        let mut out = Vec::with_capacity(range.len());
+        let mut i = range.start;
+        while i < range.end {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let anchor = entries[i].0;
+            let end = (i..range.end)
+                .find(|&j| entries[j].0 != anchor)
+                .unwrap_or(range.end);
+            let dir = open_folder(anchors[anchor as usize]);
+            for (j, &(_, inside)) in entries.iter().enumerate().take(end).skip(i) {
+                let stamp = match &dir {
+                    Some(dir) => stamp_at(dir, inside),
+                    // Not a folder now (or unreadable): each path says
+                    // for itself.
+                    None => stamp_of(&whole(anchors[anchor as usize], inside)),
+                };
+                if !keep(j, stamp) {
+                    stop.store(true, Ordering::Relaxed);
+                    return None;
+                }
+                out.push(stamp);
+            }
+            i = end;
+        }
+        Some(out)
+    };
+    let all = entries.len();
+    if all < 256 {
+        return run(0..all);
+    }
+    let half = all / 2;
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| run(half..all));
+        let mine = run(0..half);
+        // A thread that panicked stamped nothing.
+        let theirs = other.join().ok().flatten();
+        let mut mine = mine?;
+        mine.extend(theirs?);
+        Some(mine)
+    })
+}
+
+/// A folder opened only to look names up inside it.
+#[cfg(unix)]
+fn open_folder(path: &Path) -> Option<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    rustix::fs::open(path, flags, Mode::empty()).ok()
+}
+
+#[cfg(unix)]
+fn stamp_at(dir: &std::os::fd::OwnedFd, inside: &Path) -> Option<Stamp> {
+    Stamp::at(dir, inside)
+}
+
+#[cfg(unix)]
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    Stamp::at(rustix::fs::CWD, path)
+}
+
+// Without change times there is nothing to check: `index_key` keeps the
+// index off, and these are never called.
+#[cfg(not(unix))]
+fn open_folder(_: &Path) -> Option<()> {
+    None
+}
+
+#[cfg(not(unix))]
+fn stamp_at(_: &(), _: &Path) -> Option<Stamp> {
+    None
+}
+
+#[cfg(not(unix))]
+fn stamp_of(_: &Path) -> Option<Stamp> {
+    None
+}
+
+/// An index file read back, borrowing its bytes.
+struct View<'a> {
+    anchors: Vec<&'a Path>,
+    stamps: Vec<(u32, &'a Path, Option<Stamp>)>,
+    /// The names section: (name, stamp index) records, sorted by name.
+    names: &'a [u8],
+}
+
+impl<'a> View<'a> {
+    /// The index in `bytes`, when they are a whole index file for `key`.
+    fn decode(bytes: &'a [u8], key: u64) -> Option<View<'a>> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+        let mut hash = Fnv::new();
+        hash.write(body);
+        if hash.finish().to_le_bytes() != sum {
+            return None;
+        }
+        let mut r = Reader(body);
+        if r.take(8)? != MAGIC || r.u64()? != key {
+            return None;
+        }
+        let count = r.u32()? as usize;
+        let mut anchors = Vec::with_capacity(count.min(body.len() / 4));
+        for _ in 0..count {
+            anchors.push(path_of(r.bytes()?)?);
+        }
+        let count = r.u32()? as usize;
+        let mut stamps = Vec::with_capacity(count.min(body.len() / 9));
+        let mut last = 0;
+        for _ in 0..count {
+            let anchor = r.u32()?;
+            // Grouped by anchor, in order: the check relies on it.
+            if anchor as usize >= anchors.len() || anchor < last {
+                return None;
+            }
+            last = anchor;
+            let inside = path_of(r.bytes()?)?;
+            let stamp = match r.take(1)?[0] {
+                0 => None,
+                1 => {
+                    let mut v = [0u64; 7];
+                    for slot in &mut v {
+                        *slot = r.u64()?;
+                    }
+                    Some(Stamp {
+                        device: v[0],
+                        inode: v[1],
+                        size: v[2],
+                        modified: (v[3] as i64, v[4] as i64),
+                        changed: (v[5] as i64, v[6] as i64),
+                    })
+                }
+                _ => return None,
+            };
+            stamps.push((anchor, inside, stamp));
+        }
+        let count = r.u32()?;
+        let names = r.0;
+        for _ in 0..count {
+            r.bytes()?;
+            if r.u32()? as usize >= stamps.len() {
+                return None;
+            }
+        }
+        r.0.is_empty().then_some(View {
+            anchors,
+            stamps,
+            names,
+        })
+    }
+
+    /// The whole path of stamp `i`.
+    fn path(&self, i: usize) -> PathBuf {
+        let (anchor, inside, _) = self.stamps[i];
+        whole(self.anchors[anchor as usize], inside)
+    }
+
+    /// The skill file of the plain name `name`.
+    fn file_of(&self, name: &str) -> Option<PathBuf> {
+        let mut r = Reader(self.names);
+        while !r.0.is_empty() {
+            let (found, i) = (r.bytes()?, r.u32()?);
+            if found == name.as_bytes() {
+                return Some(self.path(i as usize));
+            }
+        }
+        None
+    }
+
+    /// The first stamped path (in the order checked) that no longer
+    /// matches its stamp.
+    fn first_change(&self) -> Option<PathBuf> {
+        let entries: Vec<(u32, &Path)> = self
+            .stamps
+            .iter()
+            .map(|&(anchor, inside, _)| (anchor, inside))
+            .collect();
+        let changed = Mutex::new(None);
+        let same = |i: usize, now: Option<Stamp>| {
+            let same = now == self.stamps[i].2;
+            if !same {
+                *changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+            }
+            same
+        };
+        if stamp_all(&self.anchors, &entries, &same).is_some() {
+            return None;
+        }
+        // No index changed means a checking thread failed: a change too.
+        let i = changed.into_inner().unwrap_or_else(|e| e.into_inner());
+        Some(i.map_or_else(|| PathBuf::from("?"), |i| self.path(i)))
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_u32(out, bytes.len() as u32);
+    out.extend_from_slice(bytes);
+}
+
+#[cfg(unix)]
+fn path_of(bytes: &[u8]) -> Option<&Path> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(Path::new(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: &[u8]) -> Option<&Path> {
+    std::str::from_utf8(bytes).ok().map(Path::new)
+}
+
+/// Write `bytes` to `path` through a temporary file in the same folder, so
+/// a reader sees the old file or the new one, never half of one.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temp = dir.join(name);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temp)
+        .and_then(|mut file| file.write_all(bytes))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_reads_back_as_written_and_nothing_else_does() {
+        let stamp = Stamp {
+            device: 1,
+            inode: 2,
+            size: 3,
+            modified: (4, 5),
+            changed: (-6, 7),
+        };
+        let built = Built {
+            anchors: vec![PathBuf::from("/r")],
+            stamps: vec![
+                (0, PathBuf::from("a"), Some(stamp)),
+                (0, PathBuf::from("a/SKILL.md"), None),
+            ],
+            names: [("a".to_string(), 1)].into_iter().collect(),
+            skill_files: 1,
+        };
+        let bytes = built.encode(42);
+        let view = View::decode(&bytes, 42).expect("reads back");
+        assert_eq!(view.anchors, [Path::new("/r")]);
+        assert_eq!(
+            view.stamps,
+            [
+                (0, Path::new("a"), Some(stamp)),
+                (0, Path::new("a/SKILL.md"), None)
+            ]
+        );
+        assert_eq!(view.file_of("a"), Some(PathBuf::from("/r/a/SKILL.md")));
+        assert_eq!(view.file_of("b"), None);
+        // Another key, a torn file, a flipped byte: misses.
+        assert!(View::decode(&bytes, 43).is_none());
+        for cut in 0..bytes.len() {
+            assert!(View::decode(&bytes[..cut], 42).is_none(), "cut at {cut}");
+        }
+        for at in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(View::decode(&bad, 42).is_none(), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn anchors_give_each_path_back_byte_for_byte() {
+        let split = |p: &str, levels| {
+            split_anchor(p.as_bytes(), levels).map(|(a, i)| {
+                (
+                    String::from_utf8(a.to_vec()).unwrap(),
+                    String::from_utf8(i.to_vec()).unwrap(),
+                )
+            })
+        };
+        let pair = |a: &str, i: &str| Some((a.to_string(), i.to_string()));
+        assert_eq!(split("/r/ns/x/SKILL.md", 2), pair("/r/ns", "x/SKILL.md"));
+        assert_eq!(split("r/ns/x", 1), pair("r/ns", "x"));
+        assert_eq!(split("skills/x", 1), pair("skills", "x"));
+        // Not cut: too short, doubled or trailing separators, `.`/`..`
+        // inside, an anchor `/` or nothing.
+        for (path, levels) in [
+            ("x", 1),
+            ("x/SKILL.md", 2),
+            ("/x", 1),
+            ("r//x", 1),
+            ("r/x/", 1),
+            ("r/./SKILL.md", 2),
+            ("r/../x", 2),
+        ] {
+            assert_eq!(split(path, levels), None, "{path}");
+        }
+    }
+}

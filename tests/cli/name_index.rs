@@ -1,0 +1,253 @@
+//! The name index behind `read NAME` on large catalogs: a hit answers
+//! exactly as a whole scan does, and every change the answer depends on
+//! (an edit in place, a new folder, an ignore file, a symlink pointed
+//! elsewhere, a broken index file) sends the read back to a whole scan.
+
+use super::{finish, skill_md, skilldex, write, Run};
+use std::path::Path;
+use std::time::Duration;
+
+/// A catalog large enough to be indexed: 520 filler skills three folders
+/// down, `a/other` and `b/goal` two folders down (so `a/...` wins a name
+/// clash with `b/goal`).
+fn catalog(root: &Path) {
+    for i in 0..520 {
+        let name = format!("filler-{i:03}");
+        write(
+            root,
+            &format!("filler/ns-{}/{name}/SKILL.md", i % 8),
+            skill_md(&name, "Fills the catalog. Use when testing."),
+        );
+    }
+    write(
+        root,
+        "a/other/SKILL.md",
+        "---\nname: other\ndescription: Other. Use when testing.\n---\n\n# Other\n\n## Usage\n\nfrom a/other\n",
+    );
+    write(
+        root,
+        "b/goal/SKILL.md",
+        "---\nname: goal\ndescription: Target. Use when testing.\n---\n\n# Target\n\n## Usage\n\nfrom b/goal\n\n## More\n\nA longer paragraph so that a small token cap cuts the read short and hints how to go on.\n",
+    );
+}
+
+/// `skilldex ARGS --root ROOT` with the index kept in `cache` ("off" for
+/// none).
+fn read(cache: &Path, root: &Path, args: &[&str]) -> Run {
+    finish(
+        skilldex()
+            .env("SKILLDEX_CACHE_DIR", cache)
+            .args(args)
+            .arg("--root")
+            .arg(root)
+            .output()
+            .expect("the skilldex binary runs"),
+    )
+}
+
+/// Wait until what was just written is old enough to be indexed (an index
+/// is written only when every path it stamps changed over a second before
+/// the scan).
+fn settle() {
+    std::thread::sleep(Duration::from_millis(1100));
+}
+
+/// Make sure a current index is in place: the first read writes it when
+/// something changed since the last, the next is answered from it.
+fn index(cache: &Path, root: &Path) {
+    settle();
+    let first = read(cache, root, &["-v", "read", "goal"]);
+    if !first.stderr.contains("paths unchanged") {
+        assert!(first.stderr.contains("name index written"), "{first:?}");
+        let second = read(cache, root, &["-v", "read", "goal"]);
+        assert!(second.stderr.contains("paths unchanged"), "{second:?}");
+    }
+}
+
+/// The answer to `read goal`, through the index and without one: they
+/// must agree. Returns stdout.
+fn answer(cache: &Path, root: &Path) -> String {
+    let indexed = read(cache, root, &["read", "goal"]);
+    let scanned = read(Path::new("off"), root, &["read", "goal"]);
+    assert_eq!(indexed.code, scanned.code, "{indexed:?}\n{scanned:?}");
+    assert_eq!(indexed.stdout, scanned.stdout);
+    assert_eq!(indexed.stderr, scanned.stderr);
+    indexed.stdout
+}
+
+#[test]
+fn a_hit_answers_exactly_as_a_whole_scan() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    // Too fresh to index: the read still answers, and says why.
+    let fresh = read(&cache, &root, &["-v", "read", "goal"]);
+    assert_eq!(fresh.code, 0, "{fresh:?}");
+    assert!(
+        fresh
+            .stderr
+            .contains("changed less than a second before the scan"),
+        "{fresh:?}"
+    );
+    index(&cache, &root);
+    for args in [
+        &["read", "goal"][..],
+        &["read", "goal", "--section", "usage"],
+        &["read", "goal", "--json"],
+        &["read", "goal", "--raw"],
+        &["read", "goal", "--lines", "2:4"],
+        // The continuation hint names the skill, as a scan's does.
+        &["read", "goal", "--max-tokens", "8"],
+        &["read", "goal", "--section", "nope"],
+        &["read", "filler-007"],
+        // Not plain names in the index: answered by a whole scan.
+        &["read", "b/goal"],
+        &["read", "gaol"],
+    ] {
+        let indexed = read(&cache, &root, args);
+        let scanned = read(Path::new("off"), &root, args);
+        assert_eq!(indexed.code, scanned.code, "{args:?}: {indexed:?}");
+        assert_eq!(indexed.stdout, scanned.stdout, "{args:?}");
+        assert_eq!(indexed.stderr, scanned.stderr, "{args:?}");
+    }
+    let hint = read(&cache, &root, &["read", "goal", "--max-tokens", "8"]);
+    assert!(
+        hint.stdout.contains("skilldex read goal --lines"),
+        "{hint:?}"
+    );
+    // Misses say why; a plain name the index does not have is one.
+    let miss = read(&cache, &root, &["-v", "read", "gaol"]);
+    assert!(
+        miss.stderr.contains("not a plain skill name in it"),
+        "{miss:?}"
+    );
+    assert_eq!(miss.code, 1);
+}
+
+#[test]
+fn every_change_the_name_depends_on_sends_the_read_to_a_scan() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    index(&cache, &root);
+    assert!(answer(&cache, &root).contains("from b/goal"));
+
+    // Another skill takes the name by an edit in place (same file, same
+    // folder): it wins the clash, being first in path order.
+    let other = root.join("a/other/SKILL.md");
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&other, text.replace("name: other", "name: goal")).unwrap();
+    let after = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(
+        after.stderr.contains("a/other/SKILL.md changed"),
+        "{after:?}"
+    );
+    assert!(answer(&cache, &root).contains("from a/other"));
+
+    // Given back in place: the skill is `b/goal` again.
+    index(&cache, &root);
+    std::fs::write(&other, text).unwrap();
+    assert!(answer(&cache, &root).contains("from b/goal"));
+
+    // A new folder with a skill of that name, earlier in path order.
+    index(&cache, &root);
+    write(
+        &root,
+        "a/new/SKILL.md",
+        "---\nname: goal\ndescription: New. Use when testing.\n---\n\nfrom a/new\n",
+    );
+    assert!(answer(&cache, &root).contains("from a/new"));
+
+    // An ignore file that leaves it out, then one edited in place that
+    // lets it back in.
+    index(&cache, &root);
+    write(&root, "a/.gitignore", "new/\n");
+    assert!(answer(&cache, &root).contains("from b/goal"));
+    index(&cache, &root);
+    std::fs::write(root.join("a/.gitignore"), "old/\n").unwrap();
+    assert!(answer(&cache, &root).contains("from a/new"));
+    std::fs::remove_dir_all(root.join("a/new")).unwrap();
+
+    // The winner's own file renamed in place: the name is gone from it.
+    index(&cache, &root);
+    let target = root.join("b/goal/SKILL.md");
+    let text = std::fs::read_to_string(&target).unwrap();
+    std::fs::write(&target, text.replace("name: goal", "name: gaal")).unwrap();
+    let gone = read(&cache, &root, &["read", "goal"]);
+    assert_eq!(gone.code, 1, "{gone:?}");
+    assert!(gone.stderr.contains("gaal"), "{gone:?}");
+    std::fs::write(&target, text).unwrap();
+    assert!(answer(&cache, &root).contains("from b/goal"));
+
+    // A broken index file is no index.
+    index(&cache, &root);
+    for file in std::fs::read_dir(&cache).unwrap() {
+        let file = file.unwrap().path();
+        let mut bytes = std::fs::read(&file).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(&file, bytes).unwrap();
+    }
+    let broken = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(broken.stderr.contains("no index"), "{broken:?}");
+    assert!(answer(&cache, &root).contains("from b/goal"));
+}
+
+#[test]
+fn a_symlinked_folder_pointed_elsewhere_or_edited_behind_the_link_is_seen() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    let skill = |body: &str| {
+        format!("---\nname: linked\ndescription: Linked. Use when testing.\n---\n\n{body}\n")
+    };
+    let (one, two) = (temp.path().join("one"), temp.path().join("two"));
+    write(&one, "SKILL.md", skill("from one"));
+    write(&two, "SKILL.md", skill("from two"));
+    std::os::unix::fs::symlink(&one, root.join("linked")).unwrap();
+    let linked = |cache: &Path| read(cache, &root, &["read", "linked"]).stdout;
+    index(&cache, &root);
+    assert!(linked(&cache).contains("from one"));
+    // The file behind the link, edited in place.
+    index(&cache, &root);
+    std::fs::write(one.join("SKILL.md"), skill("from one, edited")).unwrap();
+    assert!(linked(&cache).contains("from one, edited"));
+    assert_eq!(linked(&cache), linked(Path::new("off")));
+    // The link pointed at another folder.
+    index(&cache, &root);
+    std::fs::remove_file(root.join("linked")).unwrap();
+    std::os::unix::fs::symlink(&two, root.join("linked")).unwrap();
+    assert!(linked(&cache).contains("from two"));
+    assert_eq!(linked(&cache), linked(Path::new("off")));
+}
+
+#[test]
+fn small_catalogs_and_off_write_no_index_and_old_ones_are_pruned() {
+    let temp = tempfile::tempdir().unwrap();
+    let cache = temp.path().join("cache");
+    // The bundled catalog has 15 skills: a scan is as fast as an index.
+    let bundled = super::repo().join("skills");
+    let small = read(&cache, &bundled, &["-v", "read", "git-bisect"]);
+    assert_eq!(small.code, 0, "{small:?}");
+    assert!(small.stderr.contains("under 500"), "{small:?}");
+    assert!(!cache.exists());
+    // Turned off: nothing written, nothing said.
+    let root = temp.path().join("root");
+    catalog(&root);
+    settle();
+    let off = read(Path::new("off"), &root, &["-v", "read", "goal"]);
+    assert_eq!(off.code, 0, "{off:?}");
+    assert!(!off.stderr.contains("name index"), "{off:?}");
+    // Eight index files are kept, the newest.
+    std::fs::create_dir_all(&cache).unwrap();
+    for i in 0..10 {
+        write(&cache, &format!("names-{i:016x}.idx"), "old");
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    let written = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(written.stderr.contains("name index written"), "{written:?}");
+    let left = std::fs::read_dir(&cache).unwrap().count();
+    assert_eq!(left, 8);
+    let hit = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(hit.stderr.contains("paths unchanged"), "{hit:?}");
+}
