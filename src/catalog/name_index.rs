@@ -7,51 +7,55 @@
 //! clash). So the index is used only while nothing the answer depends on
 //! has changed. It keeps a [`Stamp`] (file identity, size, modification and
 //! change times) of every folder the scan listed, every symlink it
-//! followed, every ignore file and every skill file, and a lookup stats
-//! them all again. Any difference — an edit in place, a file added,
-//! renamed or removed, a link pointed elsewhere, a permission or time
-//! change — and the caller scans the whole catalog (which writes a new
-//! index). Checking costs one `stat` per folder and skill file, against a
-//! scan's listing of every folder and reading of every skill file.
+//! followed, every ignore file and every skill file; and the real path
+//! each root and symlink led to, with the identity of every folder on the
+//! way. A lookup checks them all again. Any difference — an edit in place, a
+//! file added, renamed or removed, a link pointed elsewhere, a folder on
+//! the way swapped, a permission or time change — and the caller scans the
+//! whole catalog (which writes a new index). Checking costs one `stat` per
+//! folder and skill file, against a scan's listing of every folder and
+//! reading of every skill file.
 //!
 //! The stamps are taken after the scan, and an index is written only when
-//! every stamped path last changed at least a second before the scan began
-//! (git's "racily clean" problem): then nothing changed while the scan
-//! read it, and a later change, even within one tick of a coarse clock,
-//! gets a change time the stamp does not have.
+//! every stamped path last changed at least [`SETTLE`] before the scan
+//! began (git's "racily clean" problem): then nothing changed while the
+//! scan read it, and a later change, even within one tick of a coarse
+//! clock (two seconds on FAT), gets a change time the stamp does not have.
 //!
 //! The index file is keyed by everything besides the files that decides
 //! the names: the roots (and the current folder, for relative ones), the
 //! scan bounds, the profile and skilldex's version. It is written to a
-//! temporary file and renamed into place, and ends with a checksum: a torn
-//! or foreign file is a miss, never a wrong answer. Catalogs with disabled
-//! skills are not indexed, nor catalogs under [`MIN_SKILL_FILES`] skills.
+//! fresh temporary file and renamed into place, and ends with a checksum:
+//! a torn or foreign file is a miss, never a wrong answer. There is no
+//! index for catalogs with disabled skills, under [`MIN_SKILL_FILES`]
+//! skills, or on network file systems (whose `stat` may answer from a
+//! cache); and only on Linux, where this was tested.
 
 use super::{Catalog, CatalogBuilder, CatalogError, Fnv};
-use crate::scan::PathLog;
+use crate::scan::{PathLog, Route};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The first bytes of an index file; the digit is the format's version.
-const MAGIC: &[u8; 8] = b"skdxnam1";
+const MAGIC: &[u8; 8] = b"skdxnam2";
 
 /// Catalogs with fewer skill files get no index: scanning them costs
 /// about what checking an index would.
 pub const MIN_SKILL_FILES: usize = 500;
 
 /// How long before a scan every stamped path must have last changed for
-/// its index to be written.
-const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+/// its index to be written: FAT's clock ticks every two seconds.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Index files kept in the cache folder (the most recently written).
 const KEPT_INDEXES: usize = 8;
 
 /// What a path looked like on disk, to tell later whether it changed: the
-/// file it stands for (symlinks followed), its size and its modification
-/// and change times. The change time moves on every write, rename into
-/// place, permission change or time reset, and cannot be set back by hand.
+/// file it stands for, its size and its modification and change times. The
+/// change time moves on every write, rename into place, permission change
+/// or time reset, and cannot be set back by hand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     device: u64,
@@ -64,8 +68,8 @@ struct Stamp {
 
 impl Stamp {
     /// The stamp of `path` inside the open folder `dir` (following
-    /// symlinks); `None` when it cannot be read (missing, dangling, a
-    /// loop, no permission).
+    /// symlinks); `None` when it cannot be read (missing, dangling, a loop,
+    /// no permission).
     #[cfg(unix)]
     fn at(dir: impl std::os::fd::AsFd, path: &Path) -> Option<Stamp> {
         let s = rustix::fs::statat(dir, path, rustix::fs::AtFlags::empty()).ok()?;
@@ -84,16 +88,17 @@ impl Stamp {
 /// Why a lookup did not give a catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Miss {
-    /// No index was saved for these settings, or it could not be read.
+    /// No index was saved for these settings.
     NoIndex,
+    /// The index file is damaged or from another version.
+    Damaged,
     /// A path the index depends on changed since it was written.
     Changed(PathBuf),
     /// The index is current but has no skill of that plain name (it may
     /// be a qualified id, a file that does not load, or no skill at all:
     /// a whole catalog says which).
     NotIndexed,
-    /// The settings rule the index out (disabled skills, a file visitor,
-    /// a system without change times).
+    /// The settings rule the index out.
     NotApplicable,
 }
 
@@ -101,9 +106,13 @@ impl std::fmt::Display for Miss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Miss::NoIndex => write!(f, "no index for these roots and settings yet"),
+            Miss::Damaged => write!(f, "the index file is damaged or from another version"),
             Miss::Changed(path) => write!(f, "{} changed", printable(path)),
             Miss::NotIndexed => write!(f, "the name is not a plain skill name in it"),
-            Miss::NotApplicable => write!(f, "not used with disabled skills"),
+            Miss::NotApplicable => write!(
+                f,
+                "there is none with disabled skills, and none on this system"
+            ),
         }
     }
 }
@@ -159,15 +168,17 @@ impl NameCache {
             return miss(Miss::NoIndex, 0);
         };
         let Some(index) = View::decode(&bytes, key) else {
-            return miss(Miss::NoIndex, 0);
+            return miss(Miss::Damaged, 0);
         };
-        let checked = index.stamps.len();
+        // Whether the name is there costs nothing; whether the index is
+        // current costs a `stat` per path.
+        let Some(file) = index.file_of(name) else {
+            return miss(Miss::NotIndexed, 0);
+        };
+        let checked = index.entries.len();
         if let Some(changed) = index.first_change() {
             return miss(Miss::Changed(changed), checked);
         }
-        let Some(file) = index.file_of(name) else {
-            return miss(Miss::NotIndexed, checked);
-        };
         // The file is read again now; its name must still be the one
         // indexed (it may have changed since the stamps were checked).
         let result = match builder.build_files(std::slice::from_ref(&file)) {
@@ -185,9 +196,10 @@ impl NameCache {
     }
 
     /// Build the whole catalog and save its index. An index is not saved
-    /// for a small catalog, when a path it depends on changed less than a
-    /// second before the scan, when a bound cut the walk, or when the
-    /// folder cannot be written; the catalog is returned all the same.
+    /// for a small catalog, when a path it depends on changed shortly
+    /// before or during the scan, when a bound cut the walk, on a network
+    /// file system, or when the folder cannot be written; the catalog is
+    /// returned all the same.
     pub fn build(&self, builder: &CatalogBuilder) -> Result<Saved, CatalogError> {
         let Some(key) = builder.index_key() else {
             return Ok(Saved {
@@ -196,10 +208,19 @@ impl NameCache {
             });
         };
         let started = std::time::SystemTime::now();
+        // Where each root leads, before the scan reads it.
+        let roots: Vec<Option<Route>> = builder.roots().iter().map(|r| Route::of(r)).collect();
         let log = Arc::new(PathLog::default());
         let catalog = builder.build_recorded(Arc::clone(&log))?;
-        let paths = Arc::try_unwrap(log).unwrap_or_default().into_paths();
-        let index = self.save(&catalog, &paths, key, started);
+        let (paths, links) = Arc::try_unwrap(log).unwrap_or_default().into_parts();
+        let Some(mut routes) = roots.into_iter().collect::<Option<Vec<Route>>>() else {
+            return Ok(Saved {
+                catalog,
+                index: Err("a root has no real path".into()),
+            });
+        };
+        routes.extend(links);
+        let index = self.save(&catalog, &paths, &routes, key, started);
         Ok(Saved { catalog, index })
     }
 
@@ -207,6 +228,7 @@ impl NameCache {
         &self,
         catalog: &Catalog,
         paths: &[PathBuf],
+        routes: &[Route],
         key: u64,
         started: std::time::SystemTime,
     ) -> Result<usize, String> {
@@ -217,37 +239,80 @@ impl NameCache {
         {
             return Err("a bound cut the walk".into());
         }
-        let mut built = Built::new(paths, catalog)?;
+        let mut built = Built::new(paths, routes, catalog)?;
         if built.skill_files < MIN_SKILL_FILES {
             return Err(format!(
                 "{} skill files: under {MIN_SKILL_FILES}, a scan is about as fast",
                 built.skill_files
             ));
         }
+        for route in routes {
+            if remote(&route.real) {
+                return Err(format!(
+                    "{} is on a network file system, whose `stat` may answer from a cache",
+                    printable(&route.given)
+                ));
+            }
+            // A root or link pointed elsewhere, or a folder on its way
+            // swapped, while the scan ran.
+            if Route::of(&route.given).as_ref() != Some(route) {
+                return Err(format!(
+                    "{} changed during the scan",
+                    printable(&route.given)
+                ));
+            }
+        }
         built.stamp(started)?;
+        // The cache folder inside a root (through a symlink, say) would
+        // change with every index written into it.
+        if let Some(cache) = stamp_of(&self.dir) {
+            let inside = built.entries.iter().any(|e| {
+                e.stamp
+                    .is_some_and(|s| (s.device, s.inode) == (cache.device, cache.inode))
+            });
+            if inside {
+                return Err(format!(
+                    "the cache folder {} is inside a root",
+                    printable(&self.dir)
+                ));
+            }
+        }
         let bytes = built.encode(key);
         let file = self.file_for(key);
-        write_atomically(&file, &bytes)
+        write_privately(&file, &bytes)
             .map_err(|error| format!("could not write to {}: {error}", self.dir.display()))?;
         self.prune(&file);
         Ok(built.names.len())
     }
 
     /// Remove all but the [`KEPT_INDEXES`] most recently written index
-    /// files (one per set of roots and settings), `keep` among them.
+    /// files (one per set of roots and settings), `keep` among them, and
+    /// temporary files left by runs that were stopped.
     fn prune(&self, keep: &Path) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
-        let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
-            .flatten()
-            .filter(|e| {
-                let name = e.file_name();
-                let name = name.to_string_lossy();
-                name.starts_with("names-") && name.ends_with(".idx")
-            })
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
+        let now = std::time::SystemTime::now();
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
+                continue;
+            };
+            if !name.starts_with("names-") {
+                continue;
+            }
+            if name.ends_with(".idx") {
+                files.push((modified, entry.path()));
+            } else if name.ends_with(".tmp")
+                && now
+                    .duration_since(modified)
+                    .is_ok_and(|age| age.as_secs() > 60)
+            {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
         files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         for (_, path) in files.iter().skip(KEPT_INDEXES) {
             if path != keep {
@@ -258,11 +323,12 @@ impl NameCache {
 }
 
 impl CatalogBuilder {
-    /// What decides the names besides the files: `None` when the index
-    /// does not apply (disabled skills, a visitor that must see every file,
-    /// a system without change times).
+    /// What decides the names besides the files: `None` when there is no
+    /// index (disabled skills, a visitor that must see every file, a
+    /// system other than Linux).
     fn index_key(&self) -> Option<u64> {
-        if !cfg!(unix) || !self.disabled.is_empty() || self.visitor.is_some() {
+        let linux = cfg!(any(target_os = "linux", target_os = "android"));
+        if !linux || !self.disabled.is_empty() || self.visitor.is_some() {
             return None;
         }
         let mut hash = Fnv::new();
@@ -281,23 +347,65 @@ impl CatalogBuilder {
     }
 }
 
+/// True for a path on a network file system (NFS, SMB, FUSE, 9P, Ceph,
+/// AFS and the like), where `stat` may answer from a cache of attributes.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn remote(path: &Path) -> bool {
+    const REMOTE: &[u64] = &[
+        0x6969,      // NFS
+        0x517b,      // SMB
+        0xff53_4d42, // CIFS
+        0xfe53_4d42, // SMB2
+        0x6573_5546, // FUSE (sshfs, …)
+        0x0102_1997, // 9P
+        0x00c3_6400, // Ceph
+        0x5346_414f, // AFS
+        0x7375_7245, // Coda
+        0x0bd0_0bd0, // Lustre
+        0x0116_1970, // GFS2
+        0x7461_636f, // OCFS2
+        0x6a65_6a63, // virtiofs
+    ];
+    // Unknown means not known to be local.
+    rustix::fs::statfs(path).map_or(true, |s| {
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        let kind = s.f_type as u64;
+        REMOTE.contains(&kind)
+    })
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn remote(_: &Path) -> bool {
+    true
+}
+
+/// One stamped path: inside which anchor, and its stamp.
+struct Entry {
+    anchor: u32,
+    inside: PathBuf,
+    stamp: Option<Stamp>,
+}
+
 /// An index being written: every path as an *anchor* folder and a short
 /// path inside it (a folder or link inside its parent, a skill file inside
 /// its folder's parent), so a check looks up one or two names inside an
-/// open anchor instead of a whole path; and each plain name's skill file.
+/// open anchor instead of a whole path; each plain name's skill file; and
+/// the real path of each root and symlink.
 struct Built {
     anchors: Vec<PathBuf>,
-    /// (anchor, path inside it, stamp), grouped by anchor in order.
-    stamps: Vec<(u32, PathBuf, Option<Stamp>)>,
-    /// Plain name → index into `stamps` of its skill file.
+    /// Grouped by anchor, in order.
+    entries: Vec<Entry>,
+    /// Plain name → index into `entries` of its skill file.
     names: BTreeMap<String, u32>,
+    routes: Vec<Route>,
     skill_files: usize,
 }
 
 impl Built {
-    /// The index of `catalog`, whose scan depended on `paths` (not yet
-    /// stamped).
-    fn new(paths: &[PathBuf], catalog: &Catalog) -> Result<Built, String> {
+    /// The index of `catalog`, whose scan depended on `paths` and followed
+    /// `routes` (roots and symlinks, with their real paths). Nothing is
+    /// stamped yet.
+    fn new(paths: &[PathBuf], routes: &[Route], catalog: &Catalog) -> Result<Built, String> {
         let is_skill_file = |path: &Path| {
             path.file_name()
                 .is_some_and(|n| crate::scan::SKILL_FILE_NAMES.iter().any(|s| n == *s))
@@ -306,7 +414,7 @@ impl Built {
         // (anchor, path inside it, is a skill file), split and sorted as
         // bytes: paths compare and hash component by component, too slowly
         // for 20,000 of them.
-        let mut entries: Vec<(&[u8], &[u8], bool)> = paths
+        let mut split: Vec<(&[u8], &[u8], bool)> = paths
             .iter()
             .map(|path| {
                 let skill_file = is_skill_file(path);
@@ -320,15 +428,16 @@ impl Built {
                 }
             })
             .collect();
-        entries.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        split.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let mut built = Built {
             anchors: Vec::new(),
-            stamps: Vec::with_capacity(entries.len()),
+            entries: Vec::with_capacity(split.len()),
             names: BTreeMap::new(),
+            routes: routes.to_vec(),
             skill_files,
         };
         let mut position: std::collections::HashMap<Vec<u8>, u32> = Default::default();
-        for (anchor, inside, skill_file) in entries {
+        for (anchor, inside, skill_file) in split {
             let (Some(anchor), Some(inside)) = (path_of(anchor), path_of(inside)) else {
                 return Err("a path is not valid here".into());
             };
@@ -339,11 +448,14 @@ impl Built {
                 let whole = whole(anchor, inside);
                 position.insert(
                     whole.as_os_str().as_encoded_bytes().to_vec(),
-                    built.stamps.len() as u32,
+                    built.entries.len() as u32,
                 );
             }
-            let a = (built.anchors.len() - 1) as u32;
-            built.stamps.push((a, inside.to_path_buf(), None));
+            built.entries.push(Entry {
+                anchor: (built.anchors.len() - 1) as u32,
+                inside: inside.to_path_buf(),
+                stamp: None,
+            });
         }
         for skill in catalog.skills() {
             if skill.id != skill.name {
@@ -358,7 +470,7 @@ impl Built {
                 None => {
                     return Err(format!(
                         "{} was not noted by the scan",
-                        skill.path.display()
+                        printable(&skill.path)
                     ))
                 }
             }
@@ -378,9 +490,9 @@ impl Built {
             .ok_or("the clock is before 1970")?;
         let anchors: Vec<&Path> = self.anchors.iter().map(PathBuf::as_path).collect();
         let entries: Vec<(u32, &Path)> = self
-            .stamps
+            .entries
             .iter()
-            .map(|(anchor, inside, _)| (*anchor, inside.as_path()))
+            .map(|e| (e.anchor, e.inside.as_path()))
             .collect();
         let recent = Mutex::new(None);
         let stamps = stamp_all(&anchors, &entries, &|i, stamp| {
@@ -392,51 +504,50 @@ impl Built {
         });
         match stamps {
             Some(stamps) => {
-                for (slot, stamp) in self.stamps.iter_mut().zip(stamps) {
-                    slot.2 = stamp;
+                for (entry, stamp) in self.entries.iter_mut().zip(stamps) {
+                    entry.stamp = stamp;
                 }
                 Ok(())
             }
             None => {
                 let i = recent.into_inner().unwrap_or_else(|e| e.into_inner());
-                let path = i.map_or_else(PathBuf::new, |i| {
-                    whole(anchors[entries[i].0 as usize], entries[i].1)
-                });
+                let path = i.map_or_else(
+                    || PathBuf::from("(a checking thread failed)"),
+                    |i| whole(anchors[entries[i].0 as usize], entries[i].1),
+                );
                 Err(format!(
-                    "{} changed less than a second before the scan; a later read writes it",
-                    printable(&path)
+                    "{} changed less than {} seconds before the scan; a later read writes it",
+                    printable(&path),
+                    SETTLE.as_secs()
                 ))
             }
         }
     }
 
     fn encode(&self, key: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.stamps.len() * 80);
+        let mut out = Vec::with_capacity(64 + self.entries.len() * 80);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&key.to_le_bytes());
         put_u32(&mut out, self.anchors.len() as u32);
         for anchor in &self.anchors {
             put_bytes(&mut out, anchor.as_os_str().as_encoded_bytes());
         }
-        put_u32(&mut out, self.stamps.len() as u32);
-        for (anchor, inside, stamp) in &self.stamps {
-            put_u32(&mut out, *anchor);
-            put_bytes(&mut out, inside.as_os_str().as_encoded_bytes());
-            match stamp {
-                None => out.push(0),
-                Some(s) => {
-                    out.push(1);
-                    for value in [
-                        s.device,
-                        s.inode,
-                        s.size,
-                        s.modified.0 as u64,
-                        s.modified.1 as u64,
-                        s.changed.0 as u64,
-                        s.changed.1 as u64,
-                    ] {
-                        out.extend_from_slice(&value.to_le_bytes());
-                    }
+        put_u32(&mut out, self.entries.len() as u32);
+        for entry in &self.entries {
+            put_u32(&mut out, entry.anchor);
+            put_bytes(&mut out, entry.inside.as_os_str().as_encoded_bytes());
+            out.push(u8::from(entry.stamp.is_some()));
+            if let Some(s) = entry.stamp {
+                for value in [
+                    s.device,
+                    s.inode,
+                    s.size,
+                    s.modified.0 as u64,
+                    s.modified.1 as u64,
+                    s.changed.0 as u64,
+                    s.changed.1 as u64,
+                ] {
+                    out.extend_from_slice(&value.to_le_bytes());
                 }
             }
         }
@@ -444,6 +555,16 @@ impl Built {
         for (name, &i) in &self.names {
             put_bytes(&mut out, name.as_bytes());
             put_u32(&mut out, i);
+        }
+        put_u32(&mut out, self.routes.len() as u32);
+        for route in &self.routes {
+            put_bytes(&mut out, route.given.as_os_str().as_encoded_bytes());
+            put_bytes(&mut out, route.real.as_os_str().as_encoded_bytes());
+            put_u32(&mut out, route.chain.len() as u32);
+            for &(device, inode) in &route.chain {
+                out.extend_from_slice(&device.to_le_bytes());
+                out.extend_from_slice(&inode.to_le_bytes());
+            }
         }
         let mut hash = Fnv::new();
         hash.write(&out);
@@ -479,9 +600,9 @@ fn whole(anchor: &Path, inside: &Path) -> PathBuf {
 }
 
 /// Stamp `entries` (an anchor and a path inside it, grouped by anchor) on
-/// two threads, each anchor opened once. `keep` sees each stamp as it is
-/// taken, with its entry's index; on the first it refuses, the rest are
-/// left unstamped and the answer is `None`.
+/// two threads, each anchor opened once.
+/// `keep` sees each stamp as it is taken, with its entry's index; on the
+/// first it refuses, the rest are left unstamped and the answer is `None`.
 fn stamp_all(
     anchors: &[&Path],
     entries: &[(u32, &Path)],
@@ -499,7 +620,13 @@ fn stamp_all(
             let end = (i..range.end)
                 .find(|&j| entries[j].0 != anchor)
                 .unwrap_or(range.end);
-            let dir = open_folder(anchors[anchor as usize]);
+            // The current folder is not opened: its paths are whole.
+            let here = anchors[anchor as usize] == Path::new(".");
+            let dir = if here {
+                None
+            } else {
+                open_folder(anchors[anchor as usize])
+            };
             for (j, &(_, inside)) in entries.iter().enumerate().take(end).skip(i) {
                 let stamp = match &dir {
                     Some(dir) => stamp_at(dir, inside),
@@ -574,9 +701,10 @@ fn stamp_of(_: &Path) -> Option<Stamp> {
 /// An index file read back, borrowing its bytes.
 struct View<'a> {
     anchors: Vec<&'a Path>,
-    stamps: Vec<(u32, &'a Path, Option<Stamp>)>,
-    /// The names section: (name, stamp index) records, sorted by name.
+    entries: Vec<(u32, &'a Path, Option<Stamp>)>,
+    /// The names section: (name, entry index) records, sorted by name.
     names: &'a [u8],
+    routes: Vec<Route>,
 }
 
 impl<'a> View<'a> {
@@ -598,7 +726,7 @@ impl<'a> View<'a> {
             anchors.push(path_of(r.bytes()?)?);
         }
         let count = r.u32()? as usize;
-        let mut stamps = Vec::with_capacity(count.min(body.len() / 9));
+        let mut entries = Vec::with_capacity(count.min(body.len() / 9));
         let mut last = 0;
         for _ in 0..count {
             let anchor = r.u32()?;
@@ -625,26 +753,40 @@ impl<'a> View<'a> {
                 }
                 _ => return None,
             };
-            stamps.push((anchor, inside, stamp));
+            entries.push((anchor, inside, stamp));
         }
         let count = r.u32()?;
-        let names = r.0;
+        let names_start = r.0;
         for _ in 0..count {
             r.bytes()?;
-            if r.u32()? as usize >= stamps.len() {
+            if r.u32()? as usize >= entries.len() {
                 return None;
             }
         }
+        let names = &names_start[..names_start.len() - r.0.len()];
+        let count = r.u32()?;
+        let mut routes = Vec::new();
+        for _ in 0..count {
+            let given = path_of(r.bytes()?)?.to_path_buf();
+            let real = path_of(r.bytes()?)?.to_path_buf();
+            let links = r.u32()? as usize;
+            let mut chain = Vec::with_capacity(links.min(r.0.len() / 16));
+            for _ in 0..links {
+                chain.push((r.u64()?, r.u64()?));
+            }
+            routes.push(Route { given, real, chain });
+        }
         r.0.is_empty().then_some(View {
             anchors,
-            stamps,
+            entries,
             names,
+            routes,
         })
     }
 
-    /// The whole path of stamp `i`.
+    /// The whole path of entry `i`.
     fn path(&self, i: usize) -> PathBuf {
-        let (anchor, inside, _) = self.stamps[i];
+        let (anchor, inside, _) = self.entries[i];
         whole(self.anchors[anchor as usize], inside)
     }
 
@@ -660,17 +802,23 @@ impl<'a> View<'a> {
         None
     }
 
-    /// The first stamped path (in the order checked) that no longer
-    /// matches its stamp.
+    /// The first root or link that leads elsewhere now, or the first
+    /// stamped path (in the order checked) that no longer matches its
+    /// stamp.
     fn first_change(&self) -> Option<PathBuf> {
+        for route in &self.routes {
+            if Route::of(&route.given).as_ref() != Some(route) {
+                return Some(route.given.clone());
+            }
+        }
         let entries: Vec<(u32, &Path)> = self
-            .stamps
+            .entries
             .iter()
             .map(|&(anchor, inside, _)| (anchor, inside))
             .collect();
         let changed = Mutex::new(None);
         let same = |i: usize, now: Option<Stamp>| {
-            let same = now == self.stamps[i].2;
+            let same = now == self.entries[i].2;
             if !same {
                 *changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
             }
@@ -679,9 +827,11 @@ impl<'a> View<'a> {
         if stamp_all(&self.anchors, &entries, &same).is_some() {
             return None;
         }
-        // No index changed means a checking thread failed: a change too.
         let i = changed.into_inner().unwrap_or_else(|e| e.into_inner());
-        Some(i.map_or_else(|| PathBuf::from("?"), |i| self.path(i)))
+        Some(i.map_or_else(
+            || PathBuf::from("(a checking thread failed)"),
+            |i| self.path(i),
+        ))
     }
 }
 
@@ -728,19 +878,27 @@ fn path_of(bytes: &[u8]) -> Option<&Path> {
     std::str::from_utf8(bytes).ok().map(Path::new)
 }
 
-/// Write `bytes` to `path` through a temporary file in the same folder, so
-/// a reader sees the old file or the new one, never half of one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write `bytes` to `path`, readable by the user only (an index lists
+/// every skill's path), through a fresh temporary file in the same folder
+/// renamed into place: a reader sees the old file or the new one, never
+/// half of one, and no file planted at the temporary name is written
+/// through.
+fn write_privately(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    let mut folder = std::fs::DirBuilder::new();
+    folder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+    folder.create(dir)?;
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{}.tmp", std::process::id()));
     let temp = dir.join(name);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options
         .open(&temp)
         .and_then(|mut file| file.write_all(bytes))
         .and_then(|()| std::fs::rename(&temp, path));
@@ -763,25 +921,33 @@ mod tests {
             modified: (4, 5),
             changed: (-6, 7),
         };
+        let entry = |inside: &str, stamp| Entry {
+            anchor: 0,
+            inside: PathBuf::from(inside),
+            stamp,
+        };
         let built = Built {
             anchors: vec![PathBuf::from("/r")],
-            stamps: vec![
-                (0, PathBuf::from("a"), Some(stamp)),
-                (0, PathBuf::from("a/SKILL.md"), None),
-            ],
+            entries: vec![entry("a", Some(stamp)), entry("a/SKILL.md", None)],
             names: [("a".to_string(), 1)].into_iter().collect(),
+            routes: vec![Route {
+                given: PathBuf::from("r"),
+                real: PathBuf::from("/r"),
+                chain: vec![(1, 2), (1, 1)],
+            }],
             skill_files: 1,
         };
         let bytes = built.encode(42);
         let view = View::decode(&bytes, 42).expect("reads back");
         assert_eq!(view.anchors, [Path::new("/r")]);
         assert_eq!(
-            view.stamps,
+            view.entries,
             [
                 (0, Path::new("a"), Some(stamp)),
-                (0, Path::new("a/SKILL.md"), None)
+                (0, Path::new("a/SKILL.md"), None),
             ]
         );
+        assert_eq!(view.routes, built.routes);
         assert_eq!(view.file_of("a"), Some(PathBuf::from("/r/a/SKILL.md")));
         assert_eq!(view.file_of("b"), None);
         // Another key, a torn file, a flipped byte: misses.

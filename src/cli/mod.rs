@@ -399,12 +399,19 @@ fn build(global: &GlobalArgs, builder: &CatalogBuilder) -> anyhow::Result<Catalo
 
 /// Where `read NAME` keeps its name index: `SKILLDEX_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/skilldex`, else `~/.cache/skilldex`; none when the
-/// variable is `off`, or when the folder would sit inside a root (writing
-/// the index would change what it stamps).
+/// variable is `off` (or `none`, `false`, `no`, `0`), or when the folder
+/// would sit inside a root (writing the index would change what it
+/// stamps; through a symlink, the index itself notices).
 fn name_cache(builder: &CatalogBuilder) -> Option<crate::catalog::name_index::NameCache> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
     let dir = match var("SKILLDEX_CACHE_DIR") {
-        Some(dir) if dir == "off" => return None,
+        Some(dir)
+            if ["off", "none", "false", "0", "no"]
+                .iter()
+                .any(|off| dir.eq_ignore_ascii_case(off)) =>
+        {
+            return None
+        }
         Some(dir) => PathBuf::from(dir),
         None => match var("XDG_CACHE_HOME").map(PathBuf::from) {
             Some(dir) if dir.is_absolute() => dir.join("skilldex"),
@@ -441,29 +448,42 @@ fn name_catalog(
     builder: &CatalogBuilder,
     target: &str,
 ) -> anyhow::Result<Catalog> {
-    let Some(cache) = name_cache(builder) else {
-        return build(global, builder);
+    use crate::catalog::name_index::Miss;
+    // A name with a path after it may be a qualified id: the whole catalog
+    // tells which. Names in the configuration are checked against the
+    // whole catalog (a warning for those that match no skill).
+    let plain = !target.trim().trim_matches('/').contains('/');
+    let configured = settings(global)
+        .map(|s| !s.unknown_names(|_| false).is_empty())
+        .unwrap_or(true);
+    let cache = match name_cache(builder) {
+        Some(cache) if plain && !configured => cache,
+        _ => return build(global, builder),
     };
     let verbose = global.verbose && !global.quiet;
-    // A name with a path after it may be a qualified id: the whole catalog
-    // tells which.
-    if !target.trim().trim_matches('/').contains('/') {
-        let started = std::time::Instant::now();
-        let lookup = cache.lookup(builder, target);
-        match lookup.result {
-            Ok(catalog) => {
-                if verbose {
-                    say!(
-                        "skilldex: name index: {} paths unchanged, {} read from its file ({:.1} ms)",
-                        lookup.checked,
-                        crate::model::printable(target.trim()),
-                        started.elapsed().as_secs_f64() * 1000.0
-                    );
-                }
-                return Ok(catalog);
+    let started = std::time::Instant::now();
+    let lookup = cache.lookup(builder, target);
+    match lookup.result {
+        Ok(catalog) => {
+            if verbose {
+                say!(
+                    "skilldex: name index: {} paths unchanged, {} read from its file ({:.1} ms)",
+                    lookup.checked,
+                    crate::model::printable(target.trim()),
+                    started.elapsed().as_secs_f64() * 1000.0
+                );
             }
-            Err(miss) if verbose => say!("skilldex: name index not used: {miss}"),
-            Err(_) => {}
+            return Ok(catalog);
+        }
+        Err(miss) => {
+            if verbose {
+                say!("skilldex: name index not used: {miss}");
+            }
+            // A name the index does not have is answered by the whole
+            // catalog; nothing says the index is out of date.
+            if matches!(miss, Miss::NotIndexed | Miss::NotApplicable) {
+                return build(global, builder);
+            }
         }
     }
     let saved = cache

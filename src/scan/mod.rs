@@ -117,20 +117,76 @@ impl ScanScope {
 }
 
 /// The paths a scan's answer depends on: every folder it listed, every
-/// symlink it followed, every ignore file and every skill file. While none
-/// of them changes, a new scan finds the same skills with the same names.
-/// (Namespace descriptions are not covered.)
+/// symlink it followed, every ignore file and every skill file; and, for
+/// each symlink, the real path it led to when the scan followed it. While
+/// none of them changes, a new scan finds the same skills with the same
+/// names. (Namespace descriptions are not covered.)
 #[derive(Debug, Default)]
-pub struct PathLog(Mutex<Vec<PathBuf>>);
+pub struct PathLog {
+    paths: Mutex<Vec<PathBuf>>,
+    links: Mutex<Vec<Route>>,
+}
+
+/// Where a root or a symlink led: its real path, and the identity (device,
+/// inode) of that path and of each folder above it, so that a folder on
+/// the way renamed or swapped for another is noticed even when the path
+/// reads the same.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Route {
+    pub given: PathBuf,
+    pub real: PathBuf,
+    pub chain: Vec<(u64, u64)>,
+}
+
+impl Route {
+    /// Where `given` leads now (`None` when it leads nowhere).
+    pub fn of(given: &Path) -> Option<Route> {
+        let real = given.canonicalize().ok()?;
+        Route::to(given, real)
+    }
+
+    fn to(given: &Path, real: PathBuf) -> Option<Route> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let chain = real
+                .ancestors()
+                .map(|folder| {
+                    std::fs::symlink_metadata(folder)
+                        .ok()
+                        .map(|m| (m.dev(), m.ino()))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Route {
+                given: given.to_path_buf(),
+                real,
+                chain,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (given, real);
+            None
+        }
+    }
+}
 
 impl PathLog {
     fn note(&self, path: &Path) {
-        push(&self.0, path.to_path_buf());
+        push(&self.paths, path.to_path_buf());
     }
 
-    /// The paths, each once, sorted by their bytes.
-    pub fn into_paths(self) -> Vec<PathBuf> {
-        let mut paths = self.0.into_inner().unwrap_or_else(|e| e.into_inner());
+    fn note_link(&self, link: &Path, target: &Path) {
+        // A link that leads nowhere now is noticed by its stamp.
+        if let Some(route) = Route::to(link, target.to_path_buf()) {
+            push(&self.links, route);
+        }
+    }
+
+    /// The paths, each once, sorted by their bytes; and the symlinks
+    /// followed, with where they led when followed.
+    pub fn into_parts(self) -> (Vec<PathBuf>, Vec<Route>) {
+        let mut paths = self.paths.into_inner().unwrap_or_else(|e| e.into_inner());
         // Bytes compare much faster than paths (component by component).
         paths.sort_unstable_by(|a, b| {
             a.as_os_str()
@@ -138,7 +194,10 @@ impl PathLog {
                 .cmp(b.as_os_str().as_encoded_bytes())
         });
         paths.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-        paths
+        let mut links = self.links.into_inner().unwrap_or_else(|e| e.into_inner());
+        links.sort();
+        links.dedup();
+        (paths, links)
     }
 }
 
@@ -459,6 +518,7 @@ fn follow_link(
     depth: usize,
     canonical_root: &Path,
     shared: &Shared,
+    log: Option<&PathLog>,
 ) -> Option<std::fs::FileType> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
@@ -474,6 +534,9 @@ fn follow_link(
         }
     };
     let target = path.canonicalize().ok()?;
+    if let Some(log) = log {
+        log.note_link(path, &target);
+    }
     if !target.starts_with(canonical_root) {
         shared.report(
             path,
@@ -521,7 +584,13 @@ fn visit(
         }
     }
     if kind == walk::Kind::Symlink {
-        match follow_link(path, depth, canonical_root, shared) {
+        match follow_link(
+            path,
+            depth,
+            canonical_root,
+            shared,
+            options.record.as_deref(),
+        ) {
             Some(target) => kind = walk::kind_of(target),
             None => return,
         }

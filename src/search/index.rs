@@ -43,10 +43,6 @@ pub(crate) struct Near {
     /// The one edit is a letter left out of the query word or two
     /// letters swapped, not a letter changed or added.
     pub slip: bool,
-    /// The edit changes the word's first letter (other than by swapping
-    /// the first two): people seldom mistype a word's first letter, so
-    /// this is more likely another word (`gardening`, `hardening`).
-    pub first_letter: bool,
 }
 
 /// `a` and `b` differ only by two neighbouring letters swapped.
@@ -283,16 +279,11 @@ impl Inverted {
                     continue;
                 }
                 if let Some(d) = text::bounded_distance(word.as_bytes(), surface.as_bytes(), max) {
-                    let swap = swapped(word, surface);
-                    let slip = d == 1 && (surface.len() > len || swap);
-                    // (A swap that changes the first letter is of the first two.)
-                    let first_letter =
-                        surface.as_bytes().first() != word.as_bytes().first() && !swap;
+                    let slip = d == 1 && (surface.len() > len || swapped(word, surface));
                     found.push(Near {
                         term: *id,
                         distance: d,
                         slip,
-                        first_letter,
                     });
                 }
             }
@@ -551,21 +542,6 @@ mod tests {
         assert_eq!(near("paint"), [("print".to_string(), 1, false)]);
         assert_eq!(near("prints"), [("print".to_string(), 1, false)]);
         assert!(swapped("abcd", "abdc") && !swapped("abcd", "abcd") && !swapped("abcd", "bacdx"));
-        // Which edits change the first letter: a letter changed, added or
-        // left out there, but not the first two swapped.
-        let first = |word: &str| {
-            index
-                .near(word, 5)
-                .iter()
-                .map(|n| n.first_letter)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(first("preview"), [true]);
-        assert_eq!(first("eview"), [true]);
-        assert_eq!(first("xreview"), [true]);
-        assert_eq!(first("rreview"), [false]);
-        assert_eq!(first("erview"), [false]);
-        assert_eq!(first("revieww"), [false]);
     }
 
     #[test]

@@ -76,10 +76,12 @@ pub struct SearchResults {
 /// The relevance floor. The best candidate is an answer when it matches
 /// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
 /// as one word; a sure typo and the start of a name's word count), or one
-/// word and at least [`MIN_COVERAGE`] of the query (synonyms, guesses and
-/// single CJK characters count half). One word of a longer query is a
-/// coincidence: "jest jokes for a birthday card" is not about the test
-/// runner. Long queries pass on their matched words, not on their share.
+/// word and [`MIN_COVERAGE`] of the query (synonyms, guesses, light words
+/// and single CJK characters count half) — more than that when a query
+/// word is unknown to the catalog or only guessed. One word of a longer
+/// query is a coincidence: "jest jokes for a birthday card" is not about
+/// the test runner, nor "bake bread" about a Dockerfile's baked-in
+/// secrets. Long queries pass on their matched words, not on their share.
 const MIN_WORDS: f32 = 2.0;
 /// What a light word ("fix", "file", "return") weighs, against a word's 1,
 /// in the share of the query a lone matched word must cover.
@@ -442,10 +444,9 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                         for near in &near {
                             let one = near.distance == 1;
                             let weight = if one { 0.7 } else { 0.5 };
-                            let sure = !near.first_letter
-                                && ((one && letters >= MIN_SURE_TYPO)
-                                    || (one && near.slip && letters >= MIN_SURE_SLIP)
-                                    || letters >= 9);
+                            let sure = (one && letters >= MIN_SURE_TYPO)
+                                || (one && near.slip && letters >= MIN_SURE_SLIP)
+                                || letters >= 9;
                             expansions.push(Expansion::new(near.term, weight, mask, sure));
                             unit.matched = true;
                             unit.sure |= sure;
@@ -818,7 +819,16 @@ fn search(
             let d = doc as usize;
             let words = plan.full_mass(scored.full[d]);
             let coverage = plan.subject_coverage(scored.full[d], scored.partial[d]);
-            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || coverage < MIN_COVERAGE))
+            // Half the query is enough when the catalog knows every word
+            // ("merge pdf": PDF skills, even if none merges); not when a
+            // word is unknown to it or only guessed ("bake bread").
+            let strange = plan.units.iter().any(|u| u.mass > 0.0 && !u.cjk && !u.sure);
+            let enough = if strange {
+                coverage > MIN_COVERAGE
+            } else {
+                coverage >= MIN_COVERAGE
+            };
+            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || !enough))
         }
     };
     let mut hits: Vec<Hit> = pinned

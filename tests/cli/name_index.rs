@@ -46,10 +46,10 @@ fn read(cache: &Path, root: &Path, args: &[&str]) -> Run {
 }
 
 /// Wait until what was just written is old enough to be indexed (an index
-/// is written only when every path it stamps changed over a second before
-/// the scan).
+/// is written only when every path it stamps changed over two seconds
+/// before the scan).
 fn settle() {
-    std::thread::sleep(Duration::from_millis(1100));
+    std::thread::sleep(Duration::from_millis(2100));
 }
 
 /// Make sure a current index is in place: the first read writes it when
@@ -86,7 +86,7 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
     assert!(
         fresh
             .stderr
-            .contains("changed less than a second before the scan"),
+            .contains("changed less than 2 seconds before the scan"),
         "{fresh:?}"
     );
     index(&cache, &root);
@@ -115,13 +115,107 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
         hint.stdout.contains("skilldex read goal --lines"),
         "{hint:?}"
     );
-    // Misses say why; a plain name the index does not have is one.
+    // Misses say why; a plain name the index does not have is one. It is
+    // answered by a whole scan, and the index, still current, is not
+    // written again; nor for a name with a path after it.
+    let index_file = std::fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let written = std::fs::metadata(&index_file).unwrap().modified().unwrap();
     let miss = read(&cache, &root, &["-v", "read", "gaol"]);
     assert!(
         miss.stderr.contains("not a plain skill name in it"),
         "{miss:?}"
     );
     assert_eq!(miss.code, 1);
+    let sub = read(&cache, &root, &["-v", "read", "goal/SKILL.md"]);
+    assert_eq!(sub.code, 0, "{sub:?}");
+    assert!(!sub.stderr.contains("name index"), "{sub:?}");
+    let now = std::fs::metadata(&index_file).unwrap().modified().unwrap();
+    assert_eq!(written, now);
+}
+
+#[test]
+fn names_in_the_configuration_are_checked_by_a_whole_scan() {
+    // A name in `enabled` that matches no skill is warned about; only the
+    // whole catalog can tell, so the index is not used.
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    index(&cache, &root);
+    let run = |cache: &Path| {
+        finish(
+            skilldex()
+                .env("SKILLDEX_CACHE_DIR", cache)
+                .env("SKILLDEX_ENABLED", "nosuch")
+                .args(["-v", "read", "goal", "--root"])
+                .arg(&root)
+                .output()
+                .unwrap(),
+        )
+    };
+    let (indexed, scanned) = (run(&cache), run(Path::new("off")));
+    assert!(scanned.stderr.contains("`nosuch`"), "{scanned:?}");
+    assert_eq!(indexed.stderr, scanned.stderr);
+    assert_eq!(indexed.stdout, scanned.stdout);
+}
+
+#[test]
+fn a_root_through_a_symlink_pointed_elsewhere_or_swapped_is_seen() {
+    let temp = tempfile::tempdir().unwrap();
+    let cache = temp.path().join("cache");
+    let releases = temp.path().join("releases");
+    for release in ["one", "two"] {
+        let dir = releases.join(release).join("skills");
+        catalog(&dir);
+        write(
+            &dir,
+            "b/goal/SKILL.md",
+            format!(
+                "---\nname: goal\ndescription: Goal. Use when testing.\n---\n\nrelease {release}\n"
+            ),
+        );
+    }
+    // The root is a link to a release, pointed at the other one as
+    // `ln -sfn` does it: a new link renamed over the old.
+    let current = temp.path().join("current");
+    std::os::unix::fs::symlink(releases.join("one/skills"), &current).unwrap();
+    index(&cache, &current);
+    assert!(answer(&cache, &current).contains("release one"));
+    let next = temp.path().join("current.next");
+    std::os::unix::fs::symlink(releases.join("two/skills"), &next).unwrap();
+    std::fs::rename(&next, &current).unwrap();
+    let moved = read(&cache, &current, &["-v", "read", "goal"]);
+    assert!(moved.stderr.contains("changed"), "{moved:?}");
+    assert!(answer(&cache, &current).contains("release two"));
+    // A folder above the root swapped for another: the root's path reads
+    // the same, its folders are others.
+    let root = releases.join("live/skills");
+    std::fs::rename(releases.join("one"), releases.join("live")).unwrap();
+    index(&cache, &root);
+    assert!(answer(&cache, &root).contains("release one"));
+    std::fs::rename(releases.join("live"), releases.join("one")).unwrap();
+    std::fs::rename(releases.join("two"), releases.join("live")).unwrap();
+    let swapped = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(swapped.stderr.contains("changed"), "{swapped:?}");
+    assert!(answer(&cache, &root).contains("release two"));
+}
+
+#[test]
+fn a_cache_folder_reached_from_inside_a_root_gets_no_index() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    std::fs::create_dir_all(&cache).unwrap();
+    std::os::unix::fs::symlink(&cache, root.join("cachelink")).unwrap();
+    settle();
+    let run = read(&cache, &root, &["-v", "read", "goal"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("is inside a root"), "{run:?}");
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
 }
 
 #[test]
@@ -189,7 +283,7 @@ fn every_change_the_name_depends_on_sends_the_read_to_a_scan() {
         std::fs::write(&file, bytes).unwrap();
     }
     let broken = read(&cache, &root, &["-v", "read", "goal"]);
-    assert!(broken.stderr.contains("no index"), "{broken:?}");
+    assert!(broken.stderr.contains("damaged"), "{broken:?}");
     assert!(answer(&cache, &root).contains("from b/goal"));
 }
 
