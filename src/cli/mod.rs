@@ -91,6 +91,10 @@ enum Command {
     /// Show everything about one skill: metadata, outline, files.
     Show(ShowArgs),
     /// Read a skill's body, one section, a range of lines, or one of its files.
+    ///
+    /// On catalogs of 500 skills or more, reads by name keep a name index in
+    /// ~/.cache/skilldex (SKILLDEX_CACHE_DIR; `off` turns it off): while no
+    /// folder or skill file changed, a read opens only the one skill.
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
