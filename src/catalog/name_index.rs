@@ -111,7 +111,7 @@ impl std::fmt::Display for Miss {
             Miss::NotIndexed => write!(f, "the name is not a plain skill name in it"),
             Miss::NotApplicable => write!(
                 f,
-                "there is none with disabled skills, and none on this system"
+                "none is kept with disabled skills, from an unreadable current folder, or outside Linux"
             ),
         }
     }
@@ -164,21 +164,22 @@ impl NameCache {
             return miss(Miss::NotApplicable, 0);
         };
         let name = name.trim().trim_matches('/');
-        let Ok(bytes) = std::fs::read(self.file_for(key)) else {
-            return miss(Miss::NoIndex, 0);
+        let bytes = match read_regular(&self.file_for(key)) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return miss(Miss::Damaged, 0),
+            Err(_) => return miss(Miss::NoIndex, 0),
         };
         let Some(index) = View::decode(&bytes, key) else {
             return miss(Miss::Damaged, 0);
-        };
-        // Whether the name is there costs nothing; whether the index is
-        // current costs a `stat` per path.
-        let Some(file) = index.file_of(name) else {
-            return miss(Miss::NotIndexed, 0);
         };
         let checked = index.entries.len();
         if let Some(changed) = index.first_change() {
             return miss(Miss::Changed(changed), checked);
         }
+        // A current index without the name: it is no plain skill name.
+        let Some(file) = index.file_of(name) else {
+            return miss(Miss::NotIndexed, checked);
+        };
         // The file is read again now; its name must still be the one
         // indexed (it may have changed since the stamps were checked).
         let result = match builder.build_files(std::slice::from_ref(&file)) {
@@ -232,12 +233,23 @@ impl NameCache {
         key: u64,
         started: std::time::SystemTime,
     ) -> Result<usize, String> {
+        use crate::model::Code;
         if catalog
             .diagnostics()
             .iter()
-            .any(|d| d.code == crate::model::Code::WalkLimit)
+            .any(|d| d.code == Code::WalkLimit)
         {
             return Err("a bound cut the walk".into());
+        }
+        // A folder or file that could not be read (permissions, too many
+        // open files) may be readable next time, by another user, with
+        // nothing stamped changing: that answer is not kept.
+        if let Some(d) = catalog
+            .diagnostics()
+            .iter()
+            .find(|d| matches!(d.code, Code::ReadFailed | Code::WalkError))
+        {
+            return Err(format!("{} could not be read", printable(&d.path)));
         }
         let mut built = Built::new(paths, routes, catalog)?;
         if built.skill_files < MIN_SKILL_FILES {
@@ -263,6 +275,22 @@ impl NameCache {
             }
         }
         built.stamp(started)?;
+        // A network file system mounted inside a root: one path of each
+        // file system met says which it is.
+        let mut devices = std::collections::HashSet::new();
+        for entry in &built.entries {
+            if let Some(stamp) = entry.stamp {
+                if devices.insert(stamp.device) {
+                    let path = whole(&built.anchors[entry.anchor as usize], &entry.inside);
+                    if remote(&path) {
+                        return Err(format!(
+                            "{} is on a network file system, whose `stat` may answer from a cache",
+                            printable(&path)
+                        ));
+                    }
+                }
+            }
+        }
         // The cache folder inside a root (through a symlink, say) would
         // change with every index written into it.
         if let Some(cache) = stamp_of(&self.dir) {
@@ -876,6 +904,26 @@ fn path_of(bytes: &[u8]) -> Option<&Path> {
 #[cfg(not(unix))]
 fn path_of(bytes: &[u8]) -> Option<&Path> {
     std::str::from_utf8(bytes).ok().map(Path::new)
+}
+
+/// The bytes of the regular file at `path`; `None` when it is something
+/// else (opened without blocking, so a pipe put there cannot hold the read).
+fn read_regular(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
+    let mut file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
 }
 
 /// Write `bytes` to `path`, readable by the user only (an index lists

@@ -894,7 +894,8 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         write_json(&serde_json::json!({
             "skill": result.skill,
             "path": result.path,
-            "folder": result.folder,
+            // Not UTF-8 is shown with replacement characters, not refused.
+            "folder": result.folder.to_string_lossy(),
             "content": result.content,
             "start_line": result.start_line,
             "end_line": result.end_line,

@@ -419,7 +419,15 @@ fn name_cache(builder: &CatalogBuilder) -> Option<crate::catalog::name_index::Na
         Some(dir) => PathBuf::from(dir),
         None => match var("XDG_CACHE_HOME").map(PathBuf::from) {
             Some(dir) if dir.is_absolute() => dir.join("skilldex"),
-            _ => PathBuf::from(var("HOME")?).join(".cache/skilldex"),
+            _ => {
+                let home = PathBuf::from(var("HOME")?);
+                // A relative HOME would put the cache under the current
+                // folder.
+                if !home.is_absolute() {
+                    return None;
+                }
+                home.join(".cache/skilldex")
+            }
         },
     };
     let dir = std::path::absolute(&dir).ok()?;
@@ -460,11 +468,23 @@ fn name_catalog(
     let configured = settings(global)
         .map(|s| !s.unknown_names(|_| false).is_empty())
         .unwrap_or(true);
+    let verbose = global.verbose && !global.quiet;
     let cache = match name_cache(builder) {
         Some(cache) if plain && !configured => cache,
-        _ => return build(global, builder),
+        cache => {
+            if verbose {
+                let why = if cache.is_none() {
+                    "no cache folder (SKILLDEX_CACHE_DIR is off, HOME is unset, or the folder is inside a root)"
+                } else if !plain {
+                    "a name with a path after it is looked up in the whole catalog"
+                } else {
+                    "the configuration names skills (enabled or disabled), which only the whole catalog can check"
+                };
+                say!("skilldex: name index not used: {why}");
+            }
+            return build(global, builder);
+        }
     };
-    let verbose = global.verbose && !global.quiet;
     let started = std::time::Instant::now();
     let lookup = cache.lookup(builder, target);
     match lookup.result {

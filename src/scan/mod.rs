@@ -309,6 +309,15 @@ struct Shared {
 }
 
 impl Shared {
+    /// A folder at the depth limit, seen but not entered.
+    fn note_depth_cut(&self, path: &Path) {
+        let mut cut = self.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
+        cut.0 += 1;
+        if cut.1.as_deref().is_none_or(|p| path < p) {
+            cut.1 = Some(path.to_path_buf());
+        }
+    }
+
     /// Record a finding about `path` (positioned at its start).
     fn report(&self, path: &Path, code: Code, message: impl Into<String>) {
         push(
@@ -371,6 +380,11 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             (a.0, renamed(a), &a.1, &a.2).cmp(&(b.0, renamed(b), &b.1, &b.2))
         });
         for (depth, link, target) in found {
+            if depth >= limits.max_depth && depth > 0 {
+                // Seen but not entered, as a folder at that depth is.
+                shared.note_depth_cut(&link);
+                continue;
+            }
             if linked.insert(target.clone()) {
                 links.push(FollowedLink {
                     link: link.clone(),
@@ -600,11 +614,7 @@ fn visit(
             shared.report(path, Code::NotAFile, "this is a folder, not a regular file; the skill around it was not loaded — replace it with a Markdown file");
         }
         if depth == limits.max_depth && depth > 0 {
-            let mut cut = shared.depth_cut.lock().unwrap_or_else(|e| e.into_inner());
-            cut.0 += 1;
-            if cut.1.as_deref().is_none_or(|p| path < p) {
-                cut.1 = Some(path.to_path_buf());
-            }
+            shared.note_depth_cut(path);
         }
         return;
     }

@@ -205,8 +205,9 @@ fn load_rules(
     present: bool,
     report: &mut dyn FnMut(ignore::Error),
 ) -> Option<Gitignore> {
-    // A dangling link is reported as such by the scan, not again here.
-    if !present || !dir.join(name).exists() {
+    // A dangling link is reported as such by the scan, not again here; a
+    // pipe or device of that name is not read (it could block the walk).
+    if !present || !std::fs::metadata(dir.join(name)).is_ok_and(|m| m.is_file()) {
         return None;
     }
     let mut builder = GitignoreBuilder::new(dir);

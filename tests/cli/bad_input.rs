@@ -8,61 +8,13 @@
 
 use super::*;
 use serde_json::Value;
-use std::io::Read;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// A run taking longer than this is a hang, not a slow machine.
-const HANG_LIMIT: Duration = Duration::from_secs(30);
 
 /// Run `skilldex ARGS` in `cwd`, killing it (and failing) if it hangs.
 fn run_bounded(cwd: &Path, args: &[&str]) -> Run {
-    let started = Instant::now();
-    let mut child = skilldex()
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the skilldex binary runs");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        stdout.read_to_end(&mut buf).ok();
-        buf
-    });
-    let err = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        stderr.read_to_end(&mut buf).ok();
-        buf
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for skilldex") {
-            break status;
-        }
-        if started.elapsed() > HANG_LIMIT {
-            child.kill().ok();
-            child.wait().ok();
-            panic!(
-                "`skilldex {}` did not finish within {HANG_LIMIT:?}",
-                args.join(" ")
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked"),
-        "`skilldex {}` panicked:\n{run:?}",
-        args.join(" ")
-    );
-    run
+    let mut command = skilldex();
+    command.current_dir(cwd).args(args);
+    bounded(command)
 }
 
 fn s(path: &Path) -> &str {
@@ -1398,4 +1350,92 @@ fn a_closed_stderr_is_not_a_crash() {
             .unwrap();
         assert_eq!(out.status.code(), Some(code), "{args}: {out:?}");
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_named_gitignore_is_not_read_and_does_not_hang() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(root, "a/SKILL.md", skill_md("a", "A. Use when testing."));
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.join(".gitignore"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let run = run_bounded(root, &["read", "a", "--root", s(root)]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Do the thing."), "{run:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_json_read_of_a_folder_whose_name_is_not_utf8_is_answered() {
+    use std::os::unix::ffi::OsStrExt;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    let folder = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "---\nname: cafe\ndescription: Coffee. Use when testing.\n---\n\nBody.\n",
+    )
+    .unwrap();
+    let run = run_bounded(root, &["read", "cafe", "--json", "--root", s(root)]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["content"], "\nBody.\n", "{json}");
+    assert!(
+        json["folder"].as_str().unwrap().contains('\u{fffd}'),
+        "{json}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_at_the_depth_limit_is_reported_like_a_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, elsewhere) = (temp.path().join("root"), temp.path().join("elsewhere"));
+    write(
+        &root,
+        "top/SKILL.md",
+        skill_md("top", "Top. Use when testing."),
+    );
+    write(
+        &elsewhere,
+        "deep/SKILL.md",
+        skill_md("deep", "Deep. Use when testing."),
+    );
+    std::fs::create_dir_all(root.join("a")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.join("a/link")).unwrap();
+    let run = run_bounded(
+        &root,
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--max-depth",
+            "2",
+            "--root",
+            s(&root),
+        ],
+    );
+    let json = run.json();
+    let cut: Vec<&Value> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "walk-limit")
+        .collect();
+    assert_eq!(cut.len(), 1, "{json}");
+    assert!(
+        cut[0]["path"].as_str().unwrap().ends_with("a/link"),
+        "{json}"
+    );
+    // Deep enough, the link is followed and its skill found.
+    let run = run_bounded(
+        &root,
+        &["read", "deep", "--max-depth", "4", "--root", s(&root)],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
 }

@@ -71,6 +71,57 @@ pub fn finish(output: Output) -> Run {
     }
 }
 
+/// A run taking longer than this is a hang, not a slow machine.
+const HANG_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Run `command` (a `skilldex` command), killing it (and failing) if it
+/// hangs, and failing if it panicked.
+pub fn bounded(mut command: Command) -> Run {
+    use std::io::Read;
+    use std::process::Stdio;
+    let label = format!("{command:?}");
+    let started = std::time::Instant::now();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the skilldex binary runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stdout.read_to_end(&mut buf).ok();
+        buf
+    });
+    let err = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stderr.read_to_end(&mut buf).ok();
+        buf
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for skilldex") {
+            break status;
+        }
+        if started.elapsed() > HANG_LIMIT {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{label} did not finish within {HANG_LIMIT:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap()).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "{label} panicked:\n{run:?}"
+    );
+    run
+}
+
 /// Run `skilldex ARGS` in `cwd`.
 pub fn run_in(cwd: &Path, args: &[&str]) -> Run {
     finish(
