@@ -911,6 +911,10 @@ impl Fnv {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
     }
 
+    pub(crate) fn write_u64(&mut self, word: u64) {
+        self.add(word);
+    }
+
     pub(crate) fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {

@@ -6,15 +6,24 @@
 //! every skill of the catalog (an earlier root or a shallower folder wins a
 //! clash). So the index is used only while nothing the answer depends on
 //! has changed. It keeps a [`Stamp`] (file identity, size, modification and
-//! change times) of every folder the scan listed, every symlink it
-//! followed, every ignore file and every skill file; and the real path
-//! each root and symlink led to, with the identity of every folder on the
-//! way. A lookup checks them all again. Any difference — an edit in place, a
-//! file added, renamed or removed, a link pointed elsewhere, a folder on
-//! the way swapped, a permission or time change — and the caller scans the
-//! whole catalog (which writes a new index). Checking costs one `stat` per
-//! folder and skill file, against a scan's listing of every folder and
-//! reading of every skill file.
+//! change times, type and permissions) of every folder the scan listed,
+//! every symlink it followed, every ignore file and every skill file; and
+//! the real path each root and symlink led to, with the identity of every
+//! folder on the way. A read by name checks the roots and links and those
+//! stamps that could change its answer: its own file and folder, the ignore
+//! files, every skill file that comes before it in precedence order, and
+//! the folders where a new skill file would come before it
+//! ([`View::bearing_on`]). Any difference — an edit in place, a file added,
+//! renamed or removed, a link pointed elsewhere, a folder on the way
+//! swapped, a permission or time change — and the caller scans the whole
+//! catalog (which writes a new index). Checking costs one `stat` per path
+//! checked, against a scan's listing of every folder and reading of every
+//! skill file.
+//!
+//! One difference from a scan remains: a scan stops at its bound on
+//! entries per root (a million by default) and then misses skills; a
+//! catalog grown past it where no checked path changed is still answered
+//! from the index, with the skill a smaller catalog would have given.
 //!
 //! The stamps are taken after the scan, and an index is written only when
 //! every stamped path last changed at least [`SETTLE`] before the scan
@@ -39,7 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The first bytes of an index file; the digit is the format's version.
-const MAGIC: &[u8; 8] = b"skdxnam2";
+const MAGIC: &[u8; 8] = b"skdxnam3";
 
 /// Catalogs with fewer skill files get no index: scanning them costs
 /// about what checking an index would.
@@ -64,6 +73,8 @@ struct Stamp {
     /// Seconds and nanoseconds.
     modified: (i64, i64),
     changed: (i64, i64),
+    /// File type and permissions.
+    mode: u32,
 }
 
 impl Stamp {
@@ -81,7 +92,33 @@ impl Stamp {
             size: s.st_size as u64,
             modified: (s.st_mtime as i64, s.st_mtime_nsec as i64),
             changed: (s.st_ctime as i64, s.st_ctime_nsec as i64),
+            mode: s.st_mode as u32,
         })
+    }
+
+    fn is_file(&self) -> bool {
+        self.mode & 0o170_000 == 0o100_000
+    }
+
+    /// What the index keeps: a digest of the fields. Each step of the
+    /// hash is a bijection of its state, so two stamps that differ in one
+    /// field never share a digest; several fields changed at once collide
+    /// with odds of one in 2^64.
+    fn digest(&self) -> u64 {
+        let mut hash = Fnv::new();
+        for word in [
+            self.device,
+            self.inode,
+            self.size,
+            self.modified.0 as u64,
+            self.modified.1 as u64,
+            self.changed.0 as u64,
+            self.changed.1 as u64,
+            u64::from(self.mode),
+        ] {
+            hash.write_u64(word);
+        }
+        hash.finish()
     }
 }
 
@@ -124,8 +161,9 @@ fn printable(path: &Path) -> String {
 /// What a lookup found: the catalog of the one skill, or why not.
 pub struct Lookup {
     pub result: Result<Catalog, Miss>,
-    /// Paths whose stamps were checked.
+    /// Paths whose stamps were checked, of all the index has.
     pub checked: usize,
+    pub of: usize,
 }
 
 /// What a whole build left behind.
@@ -156,30 +194,38 @@ impl NameCache {
     /// index says which file wins the name, and the stamps that nothing
     /// changed since.
     pub fn lookup(&self, builder: &CatalogBuilder, name: &str) -> Lookup {
-        let miss = |miss, checked| Lookup {
+        let miss = |miss, checked, of| Lookup {
             result: Err(miss),
             checked,
+            of,
         };
         let Some(key) = builder.index_key() else {
-            return miss(Miss::NotApplicable, 0);
+            return miss(Miss::NotApplicable, 0, 0);
         };
         let name = name.trim().trim_matches('/');
         let bytes = match read_regular(&self.file_for(key)) {
             Ok(Some(bytes)) => bytes,
-            Ok(None) => return miss(Miss::Damaged, 0),
-            Err(_) => return miss(Miss::NoIndex, 0),
+            Ok(None) => return miss(Miss::Damaged, 0, 0),
+            Err(_) => return miss(Miss::NoIndex, 0, 0),
         };
         let Some(index) = View::decode(&bytes, key) else {
-            return miss(Miss::Damaged, 0);
+            return miss(Miss::Damaged, 0, 0);
         };
-        let checked = index.entries.len();
-        if let Some(changed) = index.first_change() {
-            return miss(Miss::Changed(changed), checked);
+        let named = index.named(name);
+        // A name the index lacks may be new: every path is checked.
+        let selected = match named {
+            Some(named) => index.bearing_on(named),
+            None => (0..index.entries.len()).collect(),
+        };
+        let (checked, of) = (selected.len(), index.entries.len());
+        if let Some(changed) = index.first_change(&selected) {
+            return miss(Miss::Changed(changed), checked, of);
         }
         // A current index without the name: it is no plain skill name.
-        let Some(file) = index.file_of(name) else {
-            return miss(Miss::NotIndexed, checked);
+        let Some(named) = named else {
+            return miss(Miss::NotIndexed, checked, of);
         };
+        let file = index.path(named.file as usize);
         // The file is read again now; its name must still be the one
         // indexed (it may have changed since the stamps were checked).
         let result = match builder.build_files(std::slice::from_ref(&file)) {
@@ -193,7 +239,11 @@ impl NameCache {
             }
             _ => Err(Miss::Changed(file)),
         };
-        Lookup { result, checked }
+        Lookup {
+            result,
+            checked,
+            of,
+        }
     }
 
     /// Build the whole catalog and save its index. An index is not saved
@@ -214,14 +264,13 @@ impl NameCache {
         let log = Arc::new(PathLog::default());
         let catalog = builder.build_recorded(Arc::clone(&log))?;
         let (paths, links) = Arc::try_unwrap(log).unwrap_or_default().into_parts();
-        let Some(mut routes) = roots.into_iter().collect::<Option<Vec<Route>>>() else {
+        let Some(roots) = roots.into_iter().collect::<Option<Vec<Route>>>() else {
             return Ok(Saved {
                 catalog,
                 index: Err("a root has no real path".into()),
             });
         };
-        routes.extend(links);
-        let index = self.save(&catalog, &paths, &routes, key, started);
+        let index = self.save(&catalog, &paths, (&roots, &links), key, started);
         Ok(Saved { catalog, index })
     }
 
@@ -229,7 +278,7 @@ impl NameCache {
         &self,
         catalog: &Catalog,
         paths: &[PathBuf],
-        routes: &[Route],
+        (roots, links): (&[Route], &[Route]),
         key: u64,
         started: std::time::SystemTime,
     ) -> Result<usize, String> {
@@ -251,14 +300,14 @@ impl NameCache {
         {
             return Err(format!("{} could not be read", printable(&d.path)));
         }
-        let mut built = Built::new(paths, routes, catalog)?;
+        let mut built = Built::new(paths, roots, links, catalog)?;
         if built.skill_files < MIN_SKILL_FILES {
             return Err(format!(
                 "{} skill files: under {MIN_SKILL_FILES}, a scan is about as fast",
                 built.skill_files
             ));
         }
-        for route in routes {
+        for route in roots.iter().chain(links) {
             if remote(&route.real) {
                 return Err(format!(
                     "{} is on a network file system, whose `stat` may answer from a cache",
@@ -407,11 +456,69 @@ fn remote(_: &Path) -> bool {
     true
 }
 
-/// One stamped path: inside which anchor, and its stamp.
+/// What a stamped path is to the scan; it decides which reads by name
+/// must check it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An ignore file, or a path under no root: always checked.
+    Other = 0,
+    /// A folder the scan listed, or a symlink it followed.
+    Folder = 1,
+    /// A folder holding a `SKILL.md` that is a regular file: a new skill
+    /// file in it would have to replace that one.
+    SkillFolder = 2,
+    /// A skill file.
+    SkillFile = 3,
+}
+
+impl Kind {
+    fn from_byte(byte: u8) -> Option<Kind> {
+        [
+            Kind::Other,
+            Kind::Folder,
+            Kind::SkillFolder,
+            Kind::SkillFile,
+        ]
+        .get(usize::from(byte))
+        .copied()
+    }
+}
+
+/// The root of a path under none.
+const NO_ROOT: u32 = u32::MAX;
+/// No entry.
+const NONE: u32 = u32::MAX;
+
+/// One stamped path: inside which anchor, what it is, where it stands in
+/// the catalog, and its stamp.
 struct Entry {
     anchor: u32,
     inside: PathBuf,
+    kind: Kind,
+    /// The root it is under ([`NO_ROOT`] for none) and its depth below it
+    /// in names (a skill file at the top of a root: 2).
+    root: u32,
+    depth: u32,
+    /// Skill files: place in precedence order (earlier root, shallower,
+    /// then path order), from 1.
+    rank: u32,
+    /// Skill files: how many skill files of the root come before it in
+    /// path order. Folders: how many come before the folder's path with a
+    /// `/` after it; so a new skill file in the folder comes before a
+    /// skill file in path order exactly when `order` is at most the
+    /// skill file's (see [`View::bearing_on`]).
+    order: u32,
     stamp: Option<Stamp>,
+}
+
+/// The skill file a plain name reads, its folder's entry ([`NONE`] when
+/// the folder was not listed), and whether a read needs to check only the
+/// paths that could change its answer (see [`View::bearing_on`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Named {
+    file: u32,
+    folder: u32,
+    narrow: bool,
 }
 
 /// An index being written: every path as an *anchor* folder and a short
@@ -423,36 +530,48 @@ struct Built {
     anchors: Vec<PathBuf>,
     /// Grouped by anchor, in order.
     entries: Vec<Entry>,
-    /// Plain name → index into `entries` of its skill file.
-    names: BTreeMap<String, u32>,
+    names: BTreeMap<String, Named>,
     routes: Vec<Route>,
+    /// (folder, its `SKILL.md`) entries: the folder is a
+    /// [`Kind::SkillFolder`] when the file is stamped a regular file.
+    upper: Vec<(u32, u32)>,
     skill_files: usize,
 }
 
 impl Built {
     /// The index of `catalog`, whose scan depended on `paths` and followed
-    /// `routes` (roots and symlinks, with their real paths). Nothing is
-    /// stamped yet.
-    fn new(paths: &[PathBuf], routes: &[Route], catalog: &Catalog) -> Result<Built, String> {
-        let is_skill_file = |path: &Path| {
-            path.file_name()
-                .is_some_and(|n| crate::scan::SKILL_FILE_NAMES.iter().any(|s| n == *s))
+    /// the symlinks `links` from `roots` (with their real paths). Nothing
+    /// is stamped yet.
+    fn new(
+        paths: &[PathBuf],
+        roots: &[Route],
+        links: &[Route],
+        catalog: &Catalog,
+    ) -> Result<Built, String> {
+        let is_skill_file = |whole: &[u8]| {
+            let name = file_name(whole);
+            crate::scan::SKILL_FILE_NAMES
+                .iter()
+                .any(|s| name == s.as_bytes())
         };
+        let root_bytes: Vec<&[u8]> = roots
+            .iter()
+            .map(|r| r.given.as_os_str().as_encoded_bytes())
+            .collect();
         let mut skill_files = 0;
-        // (anchor, path inside it, is a skill file), split and sorted as
-        // bytes: paths compare and hash component by component, too slowly
-        // for 20,000 of them.
-        let mut split: Vec<(&[u8], &[u8], bool)> = paths
+        // (anchor, path inside it, whole path), split and sorted as bytes:
+        // paths compare and hash component by component, too slowly for
+        // 20,000 of them.
+        let mut split: Vec<(&[u8], &[u8], &[u8])> = paths
             .iter()
             .map(|path| {
-                let skill_file = is_skill_file(path);
-                skill_files += usize::from(skill_file);
                 let whole = path.as_os_str().as_encoded_bytes();
-                match split_anchor(whole, if skill_file { 2 } else { 1 }) {
-                    Some((anchor, inside)) => (anchor, inside, skill_file),
+                let levels = if is_skill_file(whole) { 2 } else { 1 };
+                match split_anchor(whole, levels) {
+                    Some((anchor, inside)) => (anchor, inside, whole),
                     // A path without that many folders above it (a short
                     // relative one) is checked whole, under the anchor `.`.
-                    None => (&b"."[..], whole, skill_file),
+                    None => (&b"."[..], whole, whole),
                 }
             })
             .collect();
@@ -461,47 +580,128 @@ impl Built {
             anchors: Vec::new(),
             entries: Vec::with_capacity(split.len()),
             names: BTreeMap::new(),
-            routes: routes.to_vec(),
-            skill_files,
+            routes: roots.iter().chain(links).cloned().collect(),
+            upper: Vec::new(),
+            skill_files: 0,
         };
-        let mut position: std::collections::HashMap<Vec<u8>, u32> = Default::default();
-        for (anchor, inside, skill_file) in split {
+        let mut position: std::collections::HashMap<&[u8], u32> =
+            std::collections::HashMap::with_capacity(split.len());
+        for &(anchor, inside, whole) in &split {
             let (Some(anchor), Some(inside)) = (path_of(anchor), path_of(inside)) else {
                 return Err("a path is not valid here".into());
             };
             if built.anchors.last().map(PathBuf::as_path) != Some(anchor) {
                 built.anchors.push(anchor.to_path_buf());
             }
-            if skill_file {
-                let whole = whole(anchor, inside);
-                position.insert(
-                    whole.as_os_str().as_encoded_bytes().to_vec(),
-                    built.entries.len() as u32,
-                );
-            }
+            let (root, depth) = place(whole, &root_bytes);
+            let name = file_name(whole);
+            let kind = if root == NO_ROOT || name == b".gitignore" || name == b".ignore" {
+                Kind::Other
+            } else if is_skill_file(whole) {
+                skill_files += 1;
+                Kind::SkillFile
+            } else {
+                Kind::Folder
+            };
+            position.insert(whole, built.entries.len() as u32);
             built.entries.push(Entry {
                 anchor: (built.anchors.len() - 1) as u32,
                 inside: inside.to_path_buf(),
+                kind,
+                root,
+                depth,
+                rank: 0,
+                order: 0,
                 stamp: None,
             });
         }
+        built.skill_files = skill_files;
+        let parent = |whole: &[u8]| -> Option<u32> {
+            let cut = whole.iter().rposition(|&b| b == b'/')?;
+            position.get(&whole[..cut]).copied()
+        };
+        // Precedence order, as the catalog decides name clashes.
+        let mut files: Vec<(u32, u32, &[u8], u32)> = split
+            .iter()
+            .filter_map(|&(_, _, whole)| {
+                let i = position[whole];
+                let entry = &built.entries[i as usize];
+                (entry.kind == Kind::SkillFile).then_some((entry.root, entry.depth, whole, i))
+            })
+            .collect();
+        files.sort_unstable();
+        for (rank, &(_, _, whole, i)) in files.iter().enumerate() {
+            built.entries[i as usize].rank = rank as u32 + 1;
+            if file_name(whole) == b"SKILL.md" {
+                if let Some(folder) = parent(whole) {
+                    built.upper.push((folder, i));
+                }
+            }
+        }
+        // Path order within each root.
+        let mut by_path: Vec<(u32, &[u8])> = files.iter().map(|f| (f.0, f.2)).collect();
+        by_path.sort_unstable();
+        let mut with_slash = Vec::new();
+        for &(_, _, whole) in &split {
+            let i = position[whole] as usize;
+            let root = built.entries[i].root;
+            if root == NO_ROOT {
+                continue;
+            }
+            let key: &[u8] = if built.entries[i].kind == Kind::SkillFile {
+                whole
+            } else {
+                with_slash.clear();
+                with_slash.extend_from_slice(whole);
+                with_slash.push(b'/');
+                &with_slash
+            };
+            let first = by_path.partition_point(|&(r, _)| r < root);
+            let before = by_path.partition_point(|&(r, p)| (r, p) < (root, key));
+            built.entries[i].order = (before - first) as u32;
+        }
+        // A skill reached through a symlink, or one whose folder is not
+        // named after it, may lose its file to another path to it anywhere
+        // (the catalog prefers a real path in a folder of the skill's
+        // name); and with roots inside one another a path has two places.
+        // Such names check every path.
+        let link_paths: std::collections::HashSet<&Path> =
+            links.iter().map(|l| l.given.as_path()).collect();
+        let nested_roots = roots.iter().enumerate().any(|(i, a)| {
+            roots.iter().enumerate().any(|(j, b)| {
+                i != j && (a.given.starts_with(&b.given) || a.real.starts_with(&b.real))
+            })
+        });
         for skill in catalog.skills() {
             if skill.id != skill.name {
                 continue;
             }
-            match position.get(skill.path.as_os_str().as_encoded_bytes()) {
-                Some(&i) => {
-                    built.names.insert(skill.name.clone(), i);
-                }
-                // Every skill file is noted; one that is not means the
-                // index would not notice it change.
-                None => {
-                    return Err(format!(
-                        "{} was not noted by the scan",
-                        printable(&skill.path)
-                    ))
-                }
-            }
+            let whole = skill.path.as_os_str().as_encoded_bytes();
+            // Every skill file is noted; one that is not means the index
+            // would not notice it change.
+            let Some(&file) = position.get(whole) else {
+                return Err(format!(
+                    "{} was not noted by the scan",
+                    printable(&skill.path)
+                ));
+            };
+            let folder = skill.path.parent();
+            let named = folder
+                .and_then(Path::file_name)
+                .is_some_and(|f| f == skill.name.as_str());
+            let through_link = skill.path.ancestors().any(|a| link_paths.contains(a));
+            let narrow = named
+                && !through_link
+                && !nested_roots
+                && built.entries[file as usize].kind == Kind::SkillFile;
+            built.names.insert(
+                skill.name.clone(),
+                Named {
+                    file,
+                    folder: parent(whole).unwrap_or(NONE),
+                    narrow,
+                },
+            );
         }
         Ok(built)
     }
@@ -535,6 +735,15 @@ impl Built {
                 for (entry, stamp) in self.entries.iter_mut().zip(stamps) {
                     entry.stamp = stamp;
                 }
+                for &(folder, file) in &self.upper {
+                    if self.entries[file as usize]
+                        .stamp
+                        .is_some_and(|s| s.is_file())
+                        && self.entries[folder as usize].kind == Kind::Folder
+                    {
+                        self.entries[folder as usize].kind = Kind::SkillFolder;
+                    }
+                }
                 Ok(())
             }
             None => {
@@ -553,7 +762,7 @@ impl Built {
     }
 
     fn encode(&self, key: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.entries.len() * 80);
+        let mut out = Vec::with_capacity(64 + self.entries.len() * 56);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&key.to_le_bytes());
         put_u32(&mut out, self.anchors.len() as u32);
@@ -564,25 +773,25 @@ impl Built {
         for entry in &self.entries {
             put_u32(&mut out, entry.anchor);
             put_bytes(&mut out, entry.inside.as_os_str().as_encoded_bytes());
-            out.push(u8::from(entry.stamp.is_some()));
-            if let Some(s) = entry.stamp {
-                for value in [
-                    s.device,
-                    s.inode,
-                    s.size,
-                    s.modified.0 as u64,
-                    s.modified.1 as u64,
-                    s.changed.0 as u64,
-                    s.changed.1 as u64,
-                ] {
-                    out.extend_from_slice(&value.to_le_bytes());
+            out.push(entry.kind as u8);
+            put_u32(&mut out, entry.root);
+            put_u32(&mut out, entry.depth);
+            put_u32(&mut out, entry.rank);
+            put_u32(&mut out, entry.order);
+            match entry.stamp {
+                Some(stamp) => {
+                    out.push(1);
+                    out.extend_from_slice(&stamp.digest().to_le_bytes());
                 }
+                None => out.push(0),
             }
         }
         put_u32(&mut out, self.names.len() as u32);
-        for (name, &i) in &self.names {
+        for (name, named) in &self.names {
             put_bytes(&mut out, name.as_bytes());
-            put_u32(&mut out, i);
+            put_u32(&mut out, named.file);
+            put_u32(&mut out, named.folder);
+            out.push(u8::from(named.narrow));
         }
         put_u32(&mut out, self.routes.len() as u32);
         for route in &self.routes {
@@ -599,6 +808,37 @@ impl Built {
         out.extend_from_slice(&hash.finish().to_le_bytes());
         out
     }
+}
+
+/// The last name of a path.
+fn file_name(whole: &[u8]) -> &[u8] {
+    whole
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(whole, |cut| &whole[cut + 1..])
+}
+
+/// The root `whole` is under (the first of `roots` it starts with, by
+/// whole names) and its depth below it in names; [`NO_ROOT`] for none.
+fn place(whole: &[u8], roots: &[&[u8]]) -> (u32, u32) {
+    for (i, root) in roots.iter().enumerate() {
+        let Some(rest) = whole.strip_prefix(*root) else {
+            continue;
+        };
+        let rest = if root.ends_with(b"/") || rest.is_empty() {
+            Some(rest)
+        } else {
+            rest.strip_prefix(b"/")
+        };
+        if let Some(rest) = rest {
+            let depth = rest
+                .split(|&b| b == b'/')
+                .filter(|name| !name.is_empty() && *name != b".")
+                .count();
+            return (i as u32, depth as u32);
+        }
+    }
+    (NO_ROOT, 0)
 }
 
 /// `path` cut at the separator `levels` names from its end: the anchor
@@ -628,7 +868,8 @@ fn whole(anchor: &Path, inside: &Path) -> PathBuf {
 }
 
 /// Stamp `entries` (an anchor and a path inside it, grouped by anchor) on
-/// two threads, each anchor opened once.
+/// two threads, which take runs of entries in turn; each anchor is opened
+/// once per run.
 /// `keep` sees each stamp as it is taken, with its entry's index; on the
 /// first it refuses, the rest are left unstamped and the answer is `None`.
 fn stamp_all(
@@ -636,56 +877,71 @@ fn stamp_all(
     entries: &[(u32, &Path)],
     keep: &(dyn Fn(usize, Option<Stamp>) -> bool + Sync),
 ) -> Option<Vec<Option<Stamp>>> {
+    /// Entries per run: small enough to share the work evenly, large
+    /// enough that few anchors are opened twice.
+    const RUN: usize = 512;
     let stop = AtomicBool::new(false);
-    let run = |range: std::ops::Range<usize>| -> Option<Vec<Option<Stamp>>> {
-        let mut out = Vec::with_capacity(range.len());
-        let mut i = range.start;
-        while i < range.end {
-            if stop.load(Ordering::Relaxed) {
-                return None;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let runs = entries.len().div_ceil(RUN);
+    // Each thread's runs: (run, stamps), or `None` once one refused.
+    let work = || -> Option<Vec<(usize, Vec<Option<Stamp>>)>> {
+        let mut done = Vec::new();
+        loop {
+            let run = next.fetch_add(1, Ordering::Relaxed);
+            if run >= runs {
+                return Some(done);
             }
-            let anchor = entries[i].0;
-            let end = (i..range.end)
-                .find(|&j| entries[j].0 != anchor)
-                .unwrap_or(range.end);
-            // The current folder is not opened: its paths are whole.
-            let here = anchors[anchor as usize] == Path::new(".");
-            let dir = if here {
-                None
-            } else {
-                open_folder(anchors[anchor as usize])
-            };
-            for (j, &(_, inside)) in entries.iter().enumerate().take(end).skip(i) {
-                let stamp = match &dir {
-                    Some(dir) => stamp_at(dir, inside),
-                    // Not a folder now (or unreadable): each path says
-                    // for itself.
-                    None => stamp_of(&whole(anchors[anchor as usize], inside)),
-                };
-                if !keep(j, stamp) {
-                    stop.store(true, Ordering::Relaxed);
+            let range = run * RUN..((run + 1) * RUN).min(entries.len());
+            let mut out = Vec::with_capacity(range.len());
+            let mut i = range.start;
+            while i < range.end {
+                if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                out.push(stamp);
+                let anchor = entries[i].0;
+                let end = (i..range.end)
+                    .find(|&j| entries[j].0 != anchor)
+                    .unwrap_or(range.end);
+                // The current folder is not opened: its paths are whole.
+                let here = anchors[anchor as usize] == Path::new(".");
+                let dir = if here {
+                    None
+                } else {
+                    open_folder(anchors[anchor as usize])
+                };
+                for (j, &(_, inside)) in entries.iter().enumerate().take(end).skip(i) {
+                    let stamp = match &dir {
+                        Some(dir) => stamp_at(dir, inside),
+                        // Not a folder now (or unreadable): each path says
+                        // for itself.
+                        None => stamp_of(&whole(anchors[anchor as usize], inside)),
+                    };
+                    if !keep(j, stamp) {
+                        stop.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                    out.push(stamp);
+                }
+                i = end;
             }
-            i = end;
+            done.push((run, out));
         }
-        Some(out)
     };
-    let all = entries.len();
-    if all < 256 {
-        return run(0..all);
-    }
-    let half = all / 2;
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| run(half..all));
-        let mine = run(0..half);
-        // A thread that panicked stamped nothing.
-        let theirs = other.join().ok().flatten();
-        let mut mine = mine?;
-        mine.extend(theirs?);
-        Some(mine)
-    })
+    let mut done = if runs < 2 {
+        work()?
+    } else {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(work);
+            let mine = work();
+            // A thread that panicked stamped nothing.
+            let theirs = other.join().ok().flatten();
+            let mut mine = mine?;
+            mine.extend(theirs?);
+            Some(mine)
+        })?
+    };
+    done.sort_unstable_by_key(|&(run, _)| run);
+    Some(done.into_iter().flat_map(|(_, out)| out).collect())
 }
 
 /// A folder opened only to look names up inside it.
@@ -726,11 +982,26 @@ fn stamp_of(_: &Path) -> Option<Stamp> {
     None
 }
 
+/// One entry of an index file read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen<'a> {
+    anchor: u32,
+    inside: &'a Path,
+    kind: Kind,
+    root: u32,
+    depth: u32,
+    rank: u32,
+    order: u32,
+    /// The stamp's digest.
+    stamp: Option<u64>,
+}
+
 /// An index file read back, borrowing its bytes.
 struct View<'a> {
     anchors: Vec<&'a Path>,
-    entries: Vec<(u32, &'a Path, Option<Stamp>)>,
-    /// The names section: (name, entry index) records, sorted by name.
+    entries: Vec<Seen<'a>>,
+    /// The names section: (name, file, folder, narrow) records, sorted by
+    /// name.
     names: &'a [u8],
     routes: Vec<Route>,
 }
@@ -754,7 +1025,7 @@ impl<'a> View<'a> {
             anchors.push(path_of(r.bytes()?)?);
         }
         let count = r.u32()? as usize;
-        let mut entries = Vec::with_capacity(count.min(body.len() / 9));
+        let mut entries = Vec::with_capacity(count.min(body.len() / 22));
         let mut last = 0;
         for _ in 0..count {
             let anchor = r.u32()?;
@@ -764,30 +1035,33 @@ impl<'a> View<'a> {
             }
             last = anchor;
             let inside = path_of(r.bytes()?)?;
+            let kind = Kind::from_byte(r.take(1)?[0])?;
+            let (root, depth, rank, order) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
             let stamp = match r.take(1)?[0] {
                 0 => None,
-                1 => {
-                    let mut v = [0u64; 7];
-                    for slot in &mut v {
-                        *slot = r.u64()?;
-                    }
-                    Some(Stamp {
-                        device: v[0],
-                        inode: v[1],
-                        size: v[2],
-                        modified: (v[3] as i64, v[4] as i64),
-                        changed: (v[5] as i64, v[6] as i64),
-                    })
-                }
+                1 => Some(r.u64()?),
                 _ => return None,
             };
-            entries.push((anchor, inside, stamp));
+            entries.push(Seen {
+                anchor,
+                inside,
+                kind,
+                root,
+                depth,
+                rank,
+                order,
+                stamp,
+            });
         }
         let count = r.u32()?;
         let names_start = r.0;
         for _ in 0..count {
             r.bytes()?;
-            if r.u32()? as usize >= entries.len() {
+            let (file, folder) = (r.u32()? as usize, r.u32()?);
+            if entries.get(file)?.kind != Kind::SkillFile
+                || (folder != NONE && folder as usize >= entries.len())
+                || r.take(1)?[0] > 1
+            {
                 return None;
             }
         }
@@ -814,39 +1088,102 @@ impl<'a> View<'a> {
 
     /// The whole path of entry `i`.
     fn path(&self, i: usize) -> PathBuf {
-        let (anchor, inside, _) = self.entries[i];
-        whole(self.anchors[anchor as usize], inside)
+        let seen = self.entries[i];
+        whole(self.anchors[seen.anchor as usize], seen.inside)
     }
 
-    /// The skill file of the plain name `name`.
-    fn file_of(&self, name: &str) -> Option<PathBuf> {
+    /// What the index has for the plain name `name`.
+    fn named(&self, name: &str) -> Option<Named> {
         let mut r = Reader(self.names);
         while !r.0.is_empty() {
-            let (found, i) = (r.bytes()?, r.u32()?);
+            let found = r.bytes()?;
+            let (file, folder, narrow) = (r.u32()?, r.u32()?, r.take(1)?[0] == 1);
             if found == name.as_bytes() {
-                return Some(self.path(i as usize));
+                return Some(Named {
+                    file,
+                    folder,
+                    narrow,
+                });
             }
         }
         None
     }
 
-    /// The first root or link that leads elsewhere now, or the first
-    /// stamped path (in the order checked) that no longer matches its
-    /// stamp.
-    fn first_change(&self) -> Option<PathBuf> {
+    /// The entries whose change could change what `named` reads, in order.
+    ///
+    /// A name reads the first skill of that name in precedence order
+    /// (earlier root, then shallower, then path order). Its answer changes
+    /// only when its own file or a folder above it changes (an ignore
+    /// file, a rename), an ignore file is edited, or a skill that comes
+    /// first takes the name: a skill file before it edited or replaced, or
+    /// a new one where it would come first.
+    ///
+    /// A new skill file (or one an ignore file no longer leaves out) shows
+    /// as a new entry in the deepest folder above it that the scan listed,
+    /// whose times change. It lies at least one level below that folder,
+    /// or two when the folder holds a `SKILL.md` (a new skill file beside
+    /// it would replace that one, whose own stamp is checked when it comes
+    /// first; a `skill.md` beside it does not count); and it comes before
+    /// the name's file in path order exactly when the folder's path does
+    /// (the `order` of both). So a folder is checked when a new skill file
+    /// in it could come first, by depth or, at the same depth, by path.
+    /// Later roots, later skill files and all other folders cannot change
+    /// the answer. (A catalog grown past the scan's bound on entries is
+    /// the exception: see the module notes.)
+    fn bearing_on(&self, named: Named) -> Vec<usize> {
+        let all = || (0..self.entries.len()).collect();
+        if !named.narrow {
+            return all();
+        }
+        let Some(own) = self.entries.get(named.file as usize).copied() else {
+            return all();
+        };
+        (0..self.entries.len())
+            .filter(|&i| {
+                let e = &self.entries[i];
+                if e.kind == Kind::Other
+                    || e.root == NO_ROOT
+                    || i == named.file as usize
+                    || i == named.folder as usize
+                {
+                    return true;
+                }
+                if e.root != own.root {
+                    return e.root < own.root;
+                }
+                // A new skill file in the folder would come first by
+                // depth, or by path at the same depth.
+                let first = |levels: u32| {
+                    e.depth + levels < own.depth
+                        || (e.depth + levels == own.depth && e.order <= own.order)
+                };
+                match e.kind {
+                    Kind::SkillFile => e.rank <= own.rank,
+                    Kind::Folder => first(1),
+                    Kind::SkillFolder => first(2),
+                    Kind::Other => true,
+                }
+            })
+            .collect()
+    }
+
+    /// The first root or link that leads elsewhere now, or the first of
+    /// the `selected` entries (in the order checked) that no longer
+    /// matches its stamp.
+    fn first_change(&self, selected: &[usize]) -> Option<PathBuf> {
         for route in &self.routes {
             if Route::of(&route.given).as_ref() != Some(route) {
                 return Some(route.given.clone());
             }
         }
-        let entries: Vec<(u32, &Path)> = self
-            .entries
+        let entries: Vec<(u32, &Path)> = selected
             .iter()
-            .map(|&(anchor, inside, _)| (anchor, inside))
+            .map(|&i| (self.entries[i].anchor, self.entries[i].inside))
             .collect();
         let changed = Mutex::new(None);
-        let same = |i: usize, now: Option<Stamp>| {
-            let same = now == self.entries[i].2;
+        let same = |j: usize, now: Option<Stamp>| {
+            let i = selected[j];
+            let same = now.map(|s| s.digest()) == self.entries[i].stamp;
             if !same {
                 *changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
             }
@@ -918,10 +1255,12 @@ fn read_regular(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
         rustix::fs::OFlags::NONBLOCK.bits() as i32,
     );
     let mut file = options.open(path)?;
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Ok(None);
     }
-    let mut bytes = Vec::new();
+    // One allocation of the right size; the file is read as it is now.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
     file.read_to_end(&mut bytes)?;
     Ok(Some(bytes))
 }
@@ -968,36 +1307,62 @@ mod tests {
             size: 3,
             modified: (4, 5),
             changed: (-6, 7),
+            mode: 0o100_644,
         };
-        let entry = |inside: &str, stamp| Entry {
+        let entry = |inside: &str, kind, stamp| Entry {
             anchor: 0,
             inside: PathBuf::from(inside),
+            kind,
+            root: 0,
+            depth: 2,
+            rank: 1,
+            order: 0,
             stamp,
+        };
+        let named = Named {
+            file: 1,
+            folder: 0,
+            narrow: true,
         };
         let built = Built {
             anchors: vec![PathBuf::from("/r")],
-            entries: vec![entry("a", Some(stamp)), entry("a/SKILL.md", None)],
-            names: [("a".to_string(), 1)].into_iter().collect(),
+            entries: vec![
+                entry("a", Kind::SkillFolder, Some(stamp)),
+                entry("a/SKILL.md", Kind::SkillFile, None),
+            ],
+            names: [("a".to_string(), named)].into_iter().collect(),
             routes: vec![Route {
                 given: PathBuf::from("r"),
                 real: PathBuf::from("/r"),
                 chain: vec![(1, 2), (1, 1)],
             }],
+            upper: Vec::new(),
             skill_files: 1,
         };
         let bytes = built.encode(42);
         let view = View::decode(&bytes, 42).expect("reads back");
         assert_eq!(view.anchors, [Path::new("/r")]);
+        let seen = |inside, kind, stamp| Seen {
+            anchor: 0,
+            inside: Path::new(inside),
+            kind,
+            root: 0,
+            depth: 2,
+            rank: 1,
+            order: 0,
+            stamp,
+        };
         assert_eq!(
             view.entries,
             [
-                (0, Path::new("a"), Some(stamp)),
-                (0, Path::new("a/SKILL.md"), None),
+                seen("a", Kind::SkillFolder, Some(stamp.digest())),
+                seen("a/SKILL.md", Kind::SkillFile, None),
             ]
         );
         assert_eq!(view.routes, built.routes);
-        assert_eq!(view.file_of("a"), Some(PathBuf::from("/r/a/SKILL.md")));
-        assert_eq!(view.file_of("b"), None);
+        assert_eq!(view.named("a"), Some(named));
+        assert_eq!(view.path(1), PathBuf::from("/r/a/SKILL.md"));
+        assert_eq!(view.named("b"), None);
         // Another key, a torn file, a flipped byte: misses.
         assert!(View::decode(&bytes, 43).is_none());
         for cut in 0..bytes.len() {
@@ -1007,6 +1372,69 @@ mod tests {
             let mut bad = bytes.clone();
             bad[at] ^= 0x10;
             assert!(View::decode(&bad, 42).is_none(), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn a_stamp_with_any_one_field_changed_has_another_digest() {
+        let stamp = Stamp {
+            device: 1,
+            inode: 2,
+            size: 3,
+            modified: (4, 5),
+            changed: (6, 7),
+            mode: 0o40_755,
+        };
+        let others = [
+            Stamp { device: 9, ..stamp },
+            Stamp { inode: 9, ..stamp },
+            Stamp { size: 9, ..stamp },
+            Stamp {
+                modified: (4, 6),
+                ..stamp
+            },
+            Stamp {
+                modified: (5, 5),
+                ..stamp
+            },
+            Stamp {
+                changed: (6, 8),
+                ..stamp
+            },
+            Stamp {
+                mode: 0o40_700,
+                ..stamp
+            },
+        ];
+        for other in others {
+            assert_ne!(stamp.digest(), other.digest(), "{other:?}");
+        }
+        assert!(!stamp.is_file());
+        assert!(Stamp {
+            mode: 0o100_600,
+            ..stamp
+        }
+        .is_file());
+    }
+
+    #[test]
+    fn paths_are_placed_under_the_first_root_they_are_in() {
+        let roots: [&[u8]; 4] = [b"skills", b"./other", b"/abs/", b"."];
+        for (path, placed) in [
+            (&b"skills/x/SKILL.md"[..], (0, 2)),
+            (b"skills", (0, 0)),
+            (b"skills-more/x", (NO_ROOT, 0)),
+            (b"./other/ns/x", (1, 2)),
+            (b"/abs/x/SKILL.md", (2, 2)),
+            (b"./x", (3, 1)),
+            (b"/elsewhere/x", (NO_ROOT, 0)),
+        ] {
+            assert_eq!(
+                place(path, &roots),
+                placed,
+                "{:?}",
+                std::str::from_utf8(path)
+            );
         }
     }
 

@@ -491,8 +491,9 @@ fn name_catalog(
         Ok(catalog) => {
             if verbose {
                 say!(
-                    "skilldex: name index: {} paths unchanged, {} read from its file ({:.1} ms)",
+                    "skilldex: name index: {} paths unchanged (of {}; the others cannot change this answer), {} read from its file ({:.1} ms)",
                     lookup.checked,
+                    lookup.of,
                     crate::model::printable(target.trim()),
                     started.elapsed().as_secs_f64() * 1000.0
                 );

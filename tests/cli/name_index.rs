@@ -421,3 +421,214 @@ fn a_scan_that_could_not_read_a_folder_writes_no_index() {
     assert!(run.stderr.contains("could not be read"), "{run:?}");
     assert!(!cache.exists() || std::fs::read_dir(&cache).unwrap().count() == 0);
 }
+
+/// (paths checked, paths in the index) of a read the index answered.
+fn checked(run: &Run) -> (usize, usize) {
+    let text = run.stderr.split("name index: ").nth(1).unwrap_or_default();
+    let number = |s: &str| s.trim().parse::<usize>().ok();
+    let mut words = text.split([' ', ';']);
+    let parsed = (|| {
+        let checked = number(words.next()?)?;
+        let of = number(
+            words
+                .find(|w| w.starts_with("(of"))?
+                .trim_start_matches("(of"),
+        )
+        .or_else(|| number(words.next()?))?;
+        Some((checked, of))
+    })();
+    parsed.unwrap_or_else(|| panic!("not answered by the index: {run:?}"))
+}
+
+#[test]
+fn a_read_checks_only_what_could_change_its_answer() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    // Empty folders: one before `b/goal` in path order, one after, one
+    // shallower.
+    for folder in ["a/spare", "c/spare", "zz"] {
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+    }
+    index(&cache, &root);
+    let hit = read(&cache, &root, &["-v", "read", "goal"]);
+    let (some, all) = checked(&hit);
+    assert!(some < all / 10, "{hit:?}");
+
+    // Changes that cannot change what `goal` reads are not looked at; the
+    // answer is still the whole scan's.
+    let unchanged = |what: &str| {
+        let run = read(&cache, &root, &["-v", "read", "goal"]);
+        assert!(run.stderr.contains("paths unchanged"), "{what}: {run:?}");
+        assert!(answer(&cache, &root).contains("from b/goal"), "{what}");
+    };
+    // A deeper skill takes the name (it loses the clash).
+    let filler = root.join("filler/ns-0/filler-000/SKILL.md");
+    let text = std::fs::read_to_string(&filler).unwrap();
+    std::fs::write(&filler, text.replace("name: filler-000", "name: goal")).unwrap();
+    unchanged("a deeper skill named goal");
+    // A new skill of that name as deep but later in path order.
+    write(
+        &root,
+        "c/spare/SKILL.md",
+        "---\nname: goal\ndescription: Later. Use when testing.\n---\n\nfrom c/spare\n",
+    );
+    unchanged("a later skill named goal");
+    // A `skill.md` beside a `SKILL.md` (the upper-case one is the skill).
+    write(
+        &root,
+        "a/other/skill.md",
+        "---\nname: goal\ndescription: Beside. Use when testing.\n---\n\nfrom a/other/skill.md\n",
+    );
+    unchanged("a skill.md beside a SKILL.md");
+    // A skill nested deeper inside an earlier skill.
+    write(
+        &root,
+        "a/other/sub/SKILL.md",
+        "---\nname: goal\ndescription: Nested. Use when testing.\n---\n\nfrom a/other/sub\n",
+    );
+    unchanged("a nested skill named goal");
+    std::fs::remove_dir_all(root.join("a/other/sub")).unwrap();
+    std::fs::remove_file(root.join("a/other/skill.md")).unwrap();
+
+    // Changes that can are seen: a new skill earlier in path order, in a
+    // folder that was there...
+    write(
+        &root,
+        "a/spare/SKILL.md",
+        "---\nname: goal\ndescription: Earlier. Use when testing.\n---\n\nfrom a/spare\n",
+    );
+    let seen = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(seen.stderr.contains("a/spare changed"), "{seen:?}");
+    assert!(answer(&cache, &root).contains("from a/spare"));
+    std::fs::remove_file(root.join("a/spare/SKILL.md")).unwrap();
+    // ...and one shallower but later in path order.
+    index(&cache, &root);
+    assert!(answer(&cache, &root).contains("from b/goal"));
+    write(
+        &root,
+        "zz/SKILL.md",
+        "---\nname: goal\ndescription: Shallow. Use when testing.\n---\n\nfrom zz\n",
+    );
+    let seen = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(seen.stderr.contains("zz changed"), "{seen:?}");
+    assert!(answer(&cache, &root).contains("from zz"));
+    std::fs::remove_file(root.join("zz/SKILL.md")).unwrap();
+
+    // For a deeper skill, a skill nested in an earlier one comes first.
+    index(&cache, &root);
+    let deep = |cache: &Path| read(cache, &root, &["read", "filler-001"]);
+    assert_eq!(deep(&cache).stdout, deep(Path::new("off")).stdout);
+    write(
+        &root,
+        "b/goal/sub/SKILL.md",
+        "---\nname: filler-001\ndescription: Nested. Use when testing.\n---\n\nfrom b/goal/sub\n",
+    );
+    let seen = read(&cache, &root, &["-v", "read", "filler-001"]);
+    assert!(seen.stderr.contains("b/goal changed"), "{seen:?}");
+    assert!(deep(&cache).stdout.contains("from b/goal/sub"));
+    assert_eq!(deep(&cache).stdout, deep(Path::new("off")).stdout);
+}
+
+#[test]
+fn a_skill_its_file_could_be_taken_from_checks_every_path() {
+    // A skill in a folder not named after it gives its file up to another
+    // path to the file in a folder that is, anywhere in the catalog: every
+    // path is checked for it.
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    write(
+        &root,
+        "b/wrong-folder/SKILL.md",
+        "---\nname: stray\ndescription: Stray. Use when testing.\n---\n\nstray body\n",
+    );
+    std::fs::create_dir_all(root.join("y/deep/deeper")).unwrap();
+    index(&cache, &root);
+    let run = read(&cache, &root, &["-v", "read", "stray"]);
+    let (some, all) = checked(&run);
+    assert_eq!(some, all, "{run:?}");
+    let stray = |cache: &Path| read(cache, &root, &["read", "stray"]);
+    assert!(stray(&cache).stdout.contains("b/wrong-folder"));
+    // A link to its folder, deep and late in path order, named after it.
+    std::os::unix::fs::symlink(
+        root.join("b/wrong-folder"),
+        root.join("y/deep/deeper/stray"),
+    )
+    .unwrap();
+    let seen = read(&cache, &root, &["-v", "read", "stray"]);
+    assert!(seen.stderr.contains("y/deep/deeper changed"), "{seen:?}");
+    let (indexed, scanned) = (stray(&cache), stray(Path::new("off")));
+    assert!(
+        scanned.stdout.contains("y/deep/deeper/stray"),
+        "{scanned:?}"
+    );
+    assert_eq!(indexed.stdout, scanned.stdout);
+    assert_eq!(indexed.stderr, scanned.stderr);
+}
+
+#[test]
+fn an_earlier_root_is_checked_and_a_later_one_is_not() {
+    let temp = tempfile::tempdir().unwrap();
+    let (first, second, cache) = (
+        temp.path().join("first"),
+        temp.path().join("second"),
+        temp.path().join("cache"),
+    );
+    catalog(&first);
+    write(
+        &second,
+        "late/SKILL.md",
+        "---\nname: late\ndescription: Late. Use when testing.\n---\n\nfrom second\n",
+    );
+    let run = |cache: &Path, name: &str| {
+        finish(
+            skilldex()
+                .env("SKILLDEX_CACHE_DIR", cache)
+                .args(["-v", "read", name, "--root"])
+                .arg(&first)
+                .arg("--root")
+                .arg(&second)
+                .output()
+                .unwrap(),
+        )
+    };
+    let fresh_index = || {
+        settle();
+        let wrote = run(&cache, "late");
+        assert!(wrote.stderr.contains("name index written"), "{wrote:?}");
+    };
+    fresh_index();
+    // Every path of the first root can change what `late` reads.
+    let late = run(&cache, "late");
+    let (some, all) = checked(&late);
+    assert_eq!(some, all, "{late:?}");
+    let goal = run(&cache, "goal");
+    assert!(checked(&goal).0 < all / 10, "{goal:?}");
+
+    // A deep skill of the first root takes the name `late`: it wins.
+    let filler = first.join("filler/ns-3/filler-003/SKILL.md");
+    let text = std::fs::read_to_string(&filler).unwrap();
+    std::fs::write(&filler, text.replace("name: filler-003", "name: late")).unwrap();
+    let late = run(&cache, "late");
+    assert!(
+        late.stderr.contains("filler-003/SKILL.md changed"),
+        "{late:?}"
+    );
+    assert!(!late.stdout.contains("from second"), "{late:?}");
+    assert_eq!(late.stdout, run(Path::new("off"), "late").stdout);
+    std::fs::write(&filler, text).unwrap();
+
+    // The second root's skill takes the name `goal`: the first root's
+    // still wins, and the second root is not looked at.
+    fresh_index();
+    std::fs::write(
+        second.join("late/SKILL.md"),
+        "---\nname: goal\ndescription: Late. Use when testing.\n---\n\nfrom second\n",
+    )
+    .unwrap();
+    let goal = run(&cache, "goal");
+    assert!(goal.stderr.contains("paths unchanged"), "{goal:?}");
+    assert!(goal.stdout.contains("from b/goal"), "{goal:?}");
+    assert_eq!(goal.stdout, run(Path::new("off"), "goal").stdout);
+}
