@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The first bytes of an index file; the digit is the format's version.
-const MAGIC: &[u8; 8] = b"skdxnam3";
+const MAGIC: &[u8; 8] = b"skdxnam4";
 
 /// Catalogs with fewer skill files get no index: scanning them costs
 /// about what checking an index would.
@@ -211,21 +211,26 @@ impl NameCache {
         let Some(index) = View::decode(&bytes, key) else {
             return miss(Miss::Damaged, 0, 0);
         };
-        let named = index.named(name);
+        let own = index.own(name);
         // A name the index lacks may be new: every path is checked.
-        let selected = match named {
-            Some(named) => index.bearing_on(named),
-            None => (0..index.entries.len()).collect(),
+        let Some(picks) = index.bearing_on(own) else {
+            return miss(Miss::Damaged, 0, 0);
         };
-        let (checked, of) = (selected.len(), index.entries.len());
-        if let Some(changed) = index.first_change(&selected) {
+        let (checked, of) = (picks.len(), index.count);
+        if let Some(changed) = index.first_change(&picks) {
             return miss(Miss::Changed(changed), checked, of);
         }
         // A current index without the name: it is no plain skill name.
-        let Some(named) = named else {
+        let Some(own) = own else {
             return miss(Miss::NotIndexed, checked, of);
         };
-        let file = index.path(named.file as usize);
+        let Some(file) = picks
+            .iter()
+            .find(|p| p.index == own.named.file)
+            .map(|p| index.path(p))
+        else {
+            return miss(Miss::Damaged, checked, of);
+        };
         // The file is read again now; its name must still be the one
         // indexed (it may have changed since the stamps were checked).
         let result = match builder.build_files(std::slice::from_ref(&file)) {
@@ -762,46 +767,70 @@ impl Built {
     }
 
     fn encode(&self, key: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.entries.len() * 56);
+        let mut out = Vec::with_capacity(64 + self.entries.len() * 40);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&key.to_le_bytes());
-        put_u32(&mut out, self.anchors.len() as u32);
+        put_var(&mut out, self.anchors.len() as u64);
         for anchor in &self.anchors {
             put_bytes(&mut out, anchor.as_os_str().as_encoded_bytes());
         }
-        put_u32(&mut out, self.entries.len() as u32);
-        for entry in &self.entries {
-            put_u32(&mut out, entry.anchor);
-            put_bytes(&mut out, entry.inside.as_os_str().as_encoded_bytes());
-            out.push(entry.kind as u8);
-            put_u32(&mut out, entry.root);
-            put_u32(&mut out, entry.depth);
-            put_u32(&mut out, entry.rank);
-            put_u32(&mut out, entry.order);
-            match entry.stamp {
-                Some(stamp) => {
-                    out.push(1);
-                    out.extend_from_slice(&stamp.digest().to_le_bytes());
-                }
-                None => out.push(0),
-            }
-        }
-        put_u32(&mut out, self.names.len() as u32);
-        for (name, named) in &self.names {
-            put_bytes(&mut out, name.as_bytes());
-            put_u32(&mut out, named.file);
-            put_u32(&mut out, named.folder);
-            out.push(u8::from(named.narrow));
-        }
-        put_u32(&mut out, self.routes.len() as u32);
+        put_var(&mut out, self.routes.len() as u64);
         for route in &self.routes {
             put_bytes(&mut out, route.given.as_os_str().as_encoded_bytes());
             put_bytes(&mut out, route.real.as_os_str().as_encoded_bytes());
-            put_u32(&mut out, route.chain.len() as u32);
+            put_var(&mut out, route.chain.len() as u64);
             for &(device, inode) in &route.chain {
                 out.extend_from_slice(&device.to_le_bytes());
                 out.extend_from_slice(&inode.to_le_bytes());
             }
+        }
+        put_var(&mut out, self.names.len() as u64);
+        for (name, named) in &self.names {
+            let own = &self.entries[named.file as usize];
+            put_bytes(&mut out, name.as_bytes());
+            for value in [
+                named.file,
+                named.folder.wrapping_add(1),
+                u32::from(named.narrow),
+                own.root,
+                own.depth,
+                own.rank,
+                own.order,
+            ] {
+                put_var(&mut out, u64::from(value));
+            }
+        }
+        // Entries, grouped by anchor: how many, then each.
+        put_var(&mut out, self.entries.len() as u64);
+        let mut start = 0;
+        while start < self.entries.len() {
+            let anchor = self.entries[start].anchor;
+            let end = self.entries[start..]
+                .iter()
+                .position(|e| e.anchor != anchor)
+                .map_or(self.entries.len(), |n| start + n);
+            put_var(&mut out, u64::from(anchor));
+            put_var(&mut out, (end - start) as u64);
+            for entry in &self.entries[start..end] {
+                out.push(
+                    entry.kind as u8
+                        | if entry.stamp.is_some() { STAMPED } else { 0 }
+                        | if entry.root == NO_ROOT { ROOTLESS } else { 0 },
+                );
+                put_bytes(&mut out, entry.inside.as_os_str().as_encoded_bytes());
+                if entry.root != NO_ROOT {
+                    put_var(&mut out, u64::from(entry.root));
+                    put_var(&mut out, u64::from(entry.depth));
+                    put_var(&mut out, u64::from(entry.order));
+                    if entry.kind == Kind::SkillFile {
+                        put_var(&mut out, u64::from(entry.rank));
+                    }
+                }
+                if let Some(stamp) = entry.stamp {
+                    out.extend_from_slice(&stamp.digest().to_le_bytes());
+                }
+            }
+            start = end;
         }
         let mut hash = Fnv::new();
         hash.write(&out);
@@ -982,28 +1011,42 @@ fn stamp_of(_: &Path) -> Option<Stamp> {
     None
 }
 
-/// One entry of an index file read back.
+/// An entry's head byte: its [`Kind`] in the low bits, and these flags.
+const STAMPED: u8 = 0x10;
+const ROOTLESS: u8 = 0x20;
+
+/// An entry of an index file chosen to be checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Seen<'a> {
+struct Pick<'a> {
+    /// Its place among all entries.
+    index: u32,
     anchor: u32,
     inside: &'a Path,
-    kind: Kind,
-    root: u32,
-    depth: u32,
-    rank: u32,
-    order: u32,
     /// The stamp's digest.
     stamp: Option<u64>,
 }
 
-/// An index file read back, borrowing its bytes.
+/// An index file read back, borrowing its bytes: the anchors and routes
+/// decoded, the names and entries left to be read for one name.
 struct View<'a> {
     anchors: Vec<&'a Path>,
-    entries: Vec<Seen<'a>>,
-    /// The names section: (name, file, folder, narrow) records, sorted by
-    /// name.
-    names: &'a [u8],
     routes: Vec<Route>,
+    /// The names section: records sorted by name.
+    names: &'a [u8],
+    /// The entries section, and how many it holds.
+    entries: &'a [u8],
+    count: usize,
+}
+
+/// Where the skill file of a name stands: its entry, its root, depth,
+/// precedence rank and path order (see [`Entry`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Own {
+    named: Named,
+    root: u32,
+    depth: u32,
+    rank: u32,
+    order: u32,
 }
 
 impl<'a> View<'a> {
@@ -1019,97 +1062,73 @@ impl<'a> View<'a> {
         if r.take(8)? != MAGIC || r.u64()? != key {
             return None;
         }
-        let count = r.u32()? as usize;
-        let mut anchors = Vec::with_capacity(count.min(body.len() / 4));
+        let count = r.len()?;
+        let mut anchors = Vec::with_capacity(count);
         for _ in 0..count {
             anchors.push(path_of(r.bytes()?)?);
         }
-        let count = r.u32()? as usize;
-        let mut entries = Vec::with_capacity(count.min(body.len() / 22));
-        let mut last = 0;
-        for _ in 0..count {
-            let anchor = r.u32()?;
-            // Grouped by anchor, in order: the check relies on it.
-            if anchor as usize >= anchors.len() || anchor < last {
-                return None;
-            }
-            last = anchor;
-            let inside = path_of(r.bytes()?)?;
-            let kind = Kind::from_byte(r.take(1)?[0])?;
-            let (root, depth, rank, order) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
-            let stamp = match r.take(1)?[0] {
-                0 => None,
-                1 => Some(r.u64()?),
-                _ => return None,
-            };
-            entries.push(Seen {
-                anchor,
-                inside,
-                kind,
-                root,
-                depth,
-                rank,
-                order,
-                stamp,
-            });
-        }
-        let count = r.u32()?;
-        let names_start = r.0;
-        for _ in 0..count {
-            r.bytes()?;
-            let (file, folder) = (r.u32()? as usize, r.u32()?);
-            if entries.get(file)?.kind != Kind::SkillFile
-                || (folder != NONE && folder as usize >= entries.len())
-                || r.take(1)?[0] > 1
-            {
-                return None;
-            }
-        }
-        let names = &names_start[..names_start.len() - r.0.len()];
-        let count = r.u32()?;
-        let mut routes = Vec::new();
+        let count = r.len()?;
+        let mut routes = Vec::with_capacity(count);
         for _ in 0..count {
             let given = path_of(r.bytes()?)?.to_path_buf();
             let real = path_of(r.bytes()?)?.to_path_buf();
-            let links = r.u32()? as usize;
-            let mut chain = Vec::with_capacity(links.min(r.0.len() / 16));
+            let links = r.len()?;
+            let mut chain = Vec::with_capacity(links);
             for _ in 0..links {
                 chain.push((r.u64()?, r.u64()?));
             }
             routes.push(Route { given, real, chain });
         }
-        r.0.is_empty().then_some(View {
+        let count = r.len()?;
+        let names_start = r.0;
+        for _ in 0..count {
+            r.bytes()?;
+            for _ in 0..7 {
+                r.u32()?;
+            }
+        }
+        let names = &names_start[..names_start.len() - r.0.len()];
+        let count = r.len()?;
+        Some(View {
             anchors,
-            entries,
-            names,
             routes,
+            names,
+            entries: r.0,
+            count,
         })
     }
 
-    /// The whole path of entry `i`.
-    fn path(&self, i: usize) -> PathBuf {
-        let seen = self.entries[i];
-        whole(self.anchors[seen.anchor as usize], seen.inside)
-    }
-
     /// What the index has for the plain name `name`.
-    fn named(&self, name: &str) -> Option<Named> {
+    fn own(&self, name: &str) -> Option<Own> {
         let mut r = Reader(self.names);
         while !r.0.is_empty() {
             let found = r.bytes()?;
-            let (file, folder, narrow) = (r.u32()?, r.u32()?, r.take(1)?[0] == 1);
+            let mut v = [0u32; 7];
+            for slot in &mut v {
+                *slot = r.u32()?;
+            }
             if found == name.as_bytes() {
-                return Some(Named {
-                    file,
-                    folder,
-                    narrow,
+                if v[0] as usize >= self.count || v[2] > 1 {
+                    return None;
+                }
+                return Some(Own {
+                    named: Named {
+                        file: v[0],
+                        folder: v[1].wrapping_sub(1),
+                        narrow: v[2] == 1,
+                    },
+                    root: v[3],
+                    depth: v[4],
+                    rank: v[5],
+                    order: v[6],
                 });
             }
         }
         None
     }
 
-    /// The entries whose change could change what `named` reads, in order.
+    /// The entries to check for `own` (every entry for `None`), in order;
+    /// `None` when the entries section is damaged.
     ///
     /// A name reads the first skill of that name in precedence order
     /// (earlier root, then shallower, then path order). Its answer changes
@@ -1130,72 +1149,100 @@ impl<'a> View<'a> {
     /// Later roots, later skill files and all other folders cannot change
     /// the answer. (A catalog grown past the scan's bound on entries is
     /// the exception: see the module notes.)
-    fn bearing_on(&self, named: Named) -> Vec<usize> {
-        let all = || (0..self.entries.len()).collect();
-        if !named.narrow {
-            return all();
-        }
-        let Some(own) = self.entries.get(named.file as usize).copied() else {
-            return all();
+    fn bearing_on(&self, own: Option<Own>) -> Option<Vec<Pick<'a>>> {
+        let own = own.filter(|own| own.named.narrow);
+        let bears = |index: u32, kind: Kind, place: Option<(u32, u32, u32, u32)>| {
+            let (Some(own), Some((root, depth, order, rank))) = (own, place) else {
+                return true;
+            };
+            if kind == Kind::Other || index == own.named.file || index == own.named.folder {
+                return true;
+            }
+            if root != own.root {
+                return root < own.root;
+            }
+            // A new skill file in the folder would come first by depth, or
+            // by path at the same depth.
+            let first = |levels: u32| {
+                depth + levels < own.depth || (depth + levels == own.depth && order <= own.order)
+            };
+            match kind {
+                Kind::SkillFile => rank <= own.rank,
+                Kind::Folder => first(1),
+                Kind::SkillFolder => first(2),
+                Kind::Other => true,
+            }
         };
-        (0..self.entries.len())
-            .filter(|&i| {
-                let e = &self.entries[i];
-                if e.kind == Kind::Other
-                    || e.root == NO_ROOT
-                    || i == named.file as usize
-                    || i == named.folder as usize
-                {
-                    return true;
-                }
-                if e.root != own.root {
-                    return e.root < own.root;
-                }
-                // A new skill file in the folder would come first by
-                // depth, or by path at the same depth.
-                let first = |levels: u32| {
-                    e.depth + levels < own.depth
-                        || (e.depth + levels == own.depth && e.order <= own.order)
+        let mut picks = Vec::new();
+        let mut r = Reader(self.entries);
+        let mut index = 0u32;
+        let mut last = 0;
+        while (index as usize) < self.count {
+            let anchor = r.u32()?;
+            // Grouped by anchor, in order: the check relies on it.
+            if anchor as usize >= self.anchors.len() || anchor < last {
+                return None;
+            }
+            last = anchor;
+            for _ in 0..r.len()? {
+                let head = r.take(1)?[0];
+                let kind = Kind::from_byte(head & 0x0f)?;
+                let inside = path_of(r.bytes()?)?;
+                let place = if head & ROOTLESS == 0 {
+                    let (root, depth, order) = (r.u32()?, r.u32()?, r.u32()?);
+                    let rank = if kind == Kind::SkillFile { r.u32()? } else { 0 };
+                    Some((root, depth, order, rank))
+                } else {
+                    None
                 };
-                match e.kind {
-                    Kind::SkillFile => e.rank <= own.rank,
-                    Kind::Folder => first(1),
-                    Kind::SkillFolder => first(2),
-                    Kind::Other => true,
+                let stamp = if head & STAMPED != 0 {
+                    Some(r.u64()?)
+                } else {
+                    None
+                };
+                if bears(index, kind, place) {
+                    picks.push(Pick {
+                        index,
+                        anchor,
+                        inside,
+                        stamp,
+                    });
                 }
-            })
-            .collect()
+                index += 1;
+            }
+        }
+        (index as usize == self.count && r.0.is_empty()).then_some(picks)
+    }
+
+    /// The whole path of `pick`.
+    fn path(&self, pick: &Pick<'_>) -> PathBuf {
+        whole(self.anchors[pick.anchor as usize], pick.inside)
     }
 
     /// The first root or link that leads elsewhere now, or the first of
-    /// the `selected` entries (in the order checked) that no longer
-    /// matches its stamp.
-    fn first_change(&self, selected: &[usize]) -> Option<PathBuf> {
+    /// the `picks` (in the order checked) that no longer matches its stamp.
+    fn first_change(&self, picks: &[Pick<'_>]) -> Option<PathBuf> {
         for route in &self.routes {
             if Route::of(&route.given).as_ref() != Some(route) {
                 return Some(route.given.clone());
             }
         }
-        let entries: Vec<(u32, &Path)> = selected
-            .iter()
-            .map(|&i| (self.entries[i].anchor, self.entries[i].inside))
-            .collect();
+        let entries: Vec<(u32, &Path)> = picks.iter().map(|p| (p.anchor, p.inside)).collect();
         let changed = Mutex::new(None);
         let same = |j: usize, now: Option<Stamp>| {
-            let i = selected[j];
-            let same = now.map(|s| s.digest()) == self.entries[i].stamp;
+            let same = now.map(|s| s.digest()) == picks[j].stamp;
             if !same {
-                *changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(i);
+                *changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(j);
             }
             same
         };
         if stamp_all(&self.anchors, &entries, &same).is_some() {
             return None;
         }
-        let i = changed.into_inner().unwrap_or_else(|e| e.into_inner());
-        Some(i.map_or_else(
+        let j = changed.into_inner().unwrap_or_else(|e| e.into_inner());
+        Some(j.map_or_else(
             || PathBuf::from("(a checking thread failed)"),
-            |i| self.path(i),
+            |j| self.path(&picks[j]),
         ))
     }
 }
@@ -1209,26 +1256,52 @@ impl<'a> Reader<'a> {
         Some(head)
     }
 
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
+    /// A number written by [`put_var`].
+    fn var(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.take(1)?[0];
+            value |= u64::from(byte & 0x7f).checked_shl(shift)?;
+            if byte & 0x80 == 0 {
+                // One way to write each number: no trailing zero groups.
+                return (byte != 0 || shift == 0).then_some(value);
+            }
+        }
+        None
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.var()?).ok()
+    }
+
+    /// A count of things each at least a byte long: no more than are left.
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.var()?)
+            .ok()
+            .filter(|&n| n <= self.0.len())
+    }
+
     fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.u32()? as usize;
+        let n = self.len()?;
         self.take(n)
     }
 }
 
-fn put_u32(out: &mut Vec<u8>, value: u32) {
-    out.extend_from_slice(&value.to_le_bytes());
+/// `value` in 7-bit groups, low first, the high bit marking more to come.
+fn put_var(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    put_u32(out, bytes.len() as u32);
+    put_var(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
 }
 
@@ -1342,27 +1415,33 @@ mod tests {
         let bytes = built.encode(42);
         let view = View::decode(&bytes, 42).expect("reads back");
         assert_eq!(view.anchors, [Path::new("/r")]);
-        let seen = |inside, kind, stamp| Seen {
+        assert_eq!(view.routes, built.routes);
+        let pick = |index, inside, stamp| Pick {
+            index,
             anchor: 0,
             inside: Path::new(inside),
-            kind,
-            root: 0,
-            depth: 2,
-            rank: 1,
-            order: 0,
             stamp,
         };
+        let all = [
+            pick(0, "a", Some(stamp.digest())),
+            pick(1, "a/SKILL.md", None),
+        ];
+        assert_eq!(view.bearing_on(None).unwrap(), all);
+        let own = view.own("a").expect("a name of the index");
         assert_eq!(
-            view.entries,
-            [
-                seen("a", Kind::SkillFolder, Some(stamp.digest())),
-                seen("a/SKILL.md", Kind::SkillFile, None),
-            ]
+            own,
+            Own {
+                named,
+                root: 0,
+                depth: 2,
+                rank: 1,
+                order: 0,
+            }
         );
-        assert_eq!(view.routes, built.routes);
-        assert_eq!(view.named("a"), Some(named));
-        assert_eq!(view.path(1), PathBuf::from("/r/a/SKILL.md"));
-        assert_eq!(view.named("b"), None);
+        // Its own file and folder bear on the name.
+        assert_eq!(view.bearing_on(Some(own)).unwrap(), all);
+        assert_eq!(view.path(&all[1]), PathBuf::from("/r/a/SKILL.md"));
+        assert_eq!(view.own("b"), None);
         // Another key, a torn file, a flipped byte: misses.
         assert!(View::decode(&bytes, 43).is_none());
         for cut in 0..bytes.len() {
@@ -1415,6 +1494,23 @@ mod tests {
             ..stamp
         }
         .is_file());
+    }
+
+    #[test]
+    fn numbers_read_back_one_way_only() {
+        for value in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            put_var(&mut out, value);
+            let mut r = Reader(&out);
+            assert_eq!(r.var(), Some(value));
+            assert!(r.0.is_empty());
+        }
+        // A trailing zero group, a number past 32 bits where one is
+        // expected, a count larger than what is left, a cut number.
+        assert_eq!(Reader(&[0x81, 0x00]).var(), None);
+        assert_eq!(Reader(&[0x80, 0x80, 0x80, 0x80, 0x10]).u32(), None);
+        assert_eq!(Reader(&[5, b'a']).bytes(), None);
+        assert_eq!(Reader(&[0x80]).var(), None);
     }
 
     #[test]
