@@ -40,11 +40,21 @@ for tree in ${TREES:-skills $CORPUS}; do
         "rg 'retry|backoff' $tree" "$SKILLDEX grep 'retry|backoff' --root $tree"
 done
 
-# A section read: the first skill of the corpus and its first `##` heading.
-skill_file=$(find "$CORPUS" -name SKILL.md | sort | sed -n 1p)
-skill=$(basename "$(dirname "$skill_file")")
-section=$(sed -n 's/^## //p' "$skill_file" | sed -n 1p)
-echo "==> read $skill --section '$section'" >&2
+# Section reads by name. Which paths a read by name must check depends on
+# where its skill stands in precedence order (shallower first, then path
+# order): the first skill checks a few hundred, the last nearly all. So
+# three skills are read: the first, the middle and the last in that order,
+# each at its first `##` heading.
+mapfile -t ordered < <(find "$CORPUS" -name SKILL.md | awk -F/ '{print NF "\t" $0}' \
+    | LC_ALL=C sort -k1,1n -k2 | cut -f2)
+pick() { # index into the precedence order -> "NAME|SECTION|FILE"
+    local file=${ordered[$1]}
+    echo "$(basename "$(dirname "$file")")|$(sed -n 's/^## //p' "$file" | sed -n 1p)|$file"
+}
+IFS='|' read -r first first_section skill_file < <(pick 0)
+IFS='|' read -r middle middle_section _ < <(pick $(( ${#ordered[@]} / 2 )))
+IFS='|' read -r last last_section _ < <(pick $(( ${#ordered[@]} - 1 )))
+echo "==> read by name: first $first, middle $middle, last $last (of ${#ordered[@]})" >&2
 # By name with the name index (written by the first warm-up run, checked by
 # every timed one), by name without it (the whole catalog is built to
 # resolve the name), and by the path the directory prints (only the folders
@@ -55,6 +65,8 @@ hyperfine --warmup 3 --runs "$RUNS" -N \
     --export-markdown target/bench/read.md \
     "$SKILLDEX read pdf-extract --section steps --root skills" \
     "$SKILLDEX read ./skills/docs/pdf-extract/SKILL.md --section steps --root skills" \
-    "$SKILLDEX read $skill --section '$section' --root $CORPUS" \
-    "env SKILLDEX_CACHE_DIR=off $SKILLDEX read $skill --section '$section' --root $CORPUS" \
-    "$SKILLDEX read $(realpath "$skill_file") --section '$section' --root $CORPUS"
+    "$SKILLDEX read $first --section '$first_section' --root $CORPUS" \
+    "$SKILLDEX read $middle --section '$middle_section' --root $CORPUS" \
+    "$SKILLDEX read $last --section '$last_section' --root $CORPUS" \
+    "env SKILLDEX_CACHE_DIR=off $SKILLDEX read $first --section '$first_section' --root $CORPUS" \
+    "$SKILLDEX read $(realpath "$skill_file") --section '$first_section' --root $CORPUS"

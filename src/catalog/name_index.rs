@@ -12,7 +12,7 @@
 //! folder on the way. A read by name checks the roots and links and those
 //! stamps that could change its answer: its own file and folder, the ignore
 //! files, every skill file that comes before it in precedence order, and
-//! the folders where a new skill file would come before it
+//! the folders where a skill file would come before it
 //! ([`View::bearing_on`]). Any difference — an edit in place, a file added,
 //! renamed or removed, a link pointed elsewhere, a folder on the way
 //! swapped, a permission or time change — and the caller scans the whole
@@ -94,10 +94,6 @@ impl Stamp {
             changed: (s.st_ctime as i64, s.st_ctime_nsec as i64),
             mode: s.st_mode as u32,
         })
-    }
-
-    fn is_file(&self) -> bool {
-        self.mode & 0o170_000 == 0o100_000
     }
 
     /// What the index keeps: a digest of the fields. Each step of the
@@ -329,6 +325,7 @@ impl NameCache {
             }
         }
         built.stamp(started)?;
+        built.no_narrowing_with_aliases();
         // A network file system mounted inside a root: one path of each
         // file system met says which it is.
         let mut devices = std::collections::HashSet::new();
@@ -469,23 +466,15 @@ enum Kind {
     Other = 0,
     /// A folder the scan listed, or a symlink it followed.
     Folder = 1,
-    /// A folder holding a `SKILL.md` that is a regular file: a new skill
-    /// file in it would have to replace that one.
-    SkillFolder = 2,
     /// A skill file.
-    SkillFile = 3,
+    SkillFile = 2,
 }
 
 impl Kind {
     fn from_byte(byte: u8) -> Option<Kind> {
-        [
-            Kind::Other,
-            Kind::Folder,
-            Kind::SkillFolder,
-            Kind::SkillFile,
-        ]
-        .get(usize::from(byte))
-        .copied()
+        [Kind::Other, Kind::Folder, Kind::SkillFile]
+            .get(usize::from(byte))
+            .copied()
     }
 }
 
@@ -537,9 +526,6 @@ struct Built {
     entries: Vec<Entry>,
     names: BTreeMap<String, Named>,
     routes: Vec<Route>,
-    /// (folder, its `SKILL.md`) entries: the folder is a
-    /// [`Kind::SkillFolder`] when the file is stamped a regular file.
-    upper: Vec<(u32, u32)>,
     skill_files: usize,
 }
 
@@ -586,7 +572,6 @@ impl Built {
             entries: Vec::with_capacity(split.len()),
             names: BTreeMap::new(),
             routes: roots.iter().chain(links).cloned().collect(),
-            upper: Vec::new(),
             skill_files: 0,
         };
         let mut position: std::collections::HashMap<&[u8], u32> =
@@ -600,10 +585,10 @@ impl Built {
             }
             let (root, depth) = place(whole, &root_bytes);
             let name = file_name(whole);
+            skill_files += usize::from(is_skill_file(whole));
             let kind = if root == NO_ROOT || name == b".gitignore" || name == b".ignore" {
                 Kind::Other
             } else if is_skill_file(whole) {
-                skill_files += 1;
                 Kind::SkillFile
             } else {
                 Kind::Folder
@@ -635,13 +620,8 @@ impl Built {
             })
             .collect();
         files.sort_unstable();
-        for (rank, &(_, _, whole, i)) in files.iter().enumerate() {
+        for (rank, &(.., i)) in files.iter().enumerate() {
             built.entries[i as usize].rank = rank as u32 + 1;
-            if file_name(whole) == b"SKILL.md" {
-                if let Some(folder) = parent(whole) {
-                    built.upper.push((folder, i));
-                }
-            }
         }
         // Path order within each root.
         let mut by_path: Vec<(u32, &[u8])> = files.iter().map(|f| (f.0, f.2)).collect();
@@ -740,15 +720,6 @@ impl Built {
                 for (entry, stamp) in self.entries.iter_mut().zip(stamps) {
                     entry.stamp = stamp;
                 }
-                for &(folder, file) in &self.upper {
-                    if self.entries[file as usize]
-                        .stamp
-                        .is_some_and(|s| s.is_file())
-                        && self.entries[folder as usize].kind == Kind::Folder
-                    {
-                        self.entries[folder as usize].kind = Kind::SkillFolder;
-                    }
-                }
                 Ok(())
             }
             None => {
@@ -762,6 +733,27 @@ impl Built {
                     printable(&path),
                     SETTLE.as_secs()
                 ))
+            }
+        }
+    }
+
+    /// When one folder or file is reached by two paths (a symlink and
+    /// its target, two links to one folder, hard links, a bind mount), the
+    /// catalog keeps one of them by rules that look at every path to it,
+    /// and a link's folder is walked once, through whichever link the walk
+    /// met first. A change anywhere can then make an earlier path count:
+    /// every name checks every path.
+    fn no_narrowing_with_aliases(&mut self) {
+        let mut seen = std::collections::HashSet::with_capacity(self.entries.len());
+        let aliased = self
+            .entries
+            .iter()
+            .filter(|e| e.kind != Kind::Other)
+            .filter_map(|e| e.stamp)
+            .any(|s| !seen.insert((s.device, s.inode)));
+        if aliased {
+            for named in self.names.values_mut() {
+                named.narrow = false;
             }
         }
     }
@@ -847,9 +839,15 @@ fn file_name(whole: &[u8]) -> &[u8] {
         .map_or(whole, |cut| &whole[cut + 1..])
 }
 
-/// The root `whole` is under (the first of `roots` it starts with, by
-/// whole names) and its depth below it in names; [`NO_ROOT`] for none.
+/// The root `whole` is under (the first of `roots` it is inside) and its
+/// depth below it in names; [`NO_ROOT`] for none.
 fn place(whole: &[u8], roots: &[&[u8]]) -> (u32, u32) {
+    let depth = |rest: &[u8]| {
+        rest.split(|&b| b == b'/')
+            .filter(|name| !name.is_empty() && *name != b".")
+            .count() as u32
+    };
+    // As the walk writes paths: the root as given, then the names below.
     for (i, root) in roots.iter().enumerate() {
         let Some(rest) = whole.strip_prefix(*root) else {
             continue;
@@ -860,11 +858,17 @@ fn place(whole: &[u8], roots: &[&[u8]]) -> (u32, u32) {
             rest.strip_prefix(b"/")
         };
         if let Some(rest) = rest {
-            let depth = rest
-                .split(|&b| b == b'/')
-                .filter(|name| !name.is_empty() && *name != b".")
-                .count();
-            return (i as u32, depth as u32);
+            return (i as u32, depth(rest));
+        }
+    }
+    // A root given as `skills//` or `skills/.`: by whole names.
+    let path = path_of(whole);
+    for (i, root) in roots.iter().enumerate() {
+        if let Some(rest) = path
+            .zip(path_of(root))
+            .and_then(|(path, root)| path.strip_prefix(root).ok())
+        {
+            return (i as u32, depth(rest.as_os_str().as_encoded_bytes()));
         }
     }
     (NO_ROOT, 0)
@@ -1131,24 +1135,28 @@ impl<'a> View<'a> {
     /// `None` when the entries section is damaged.
     ///
     /// A name reads the first skill of that name in precedence order
-    /// (earlier root, then shallower, then path order). Its answer changes
-    /// only when its own file or a folder above it changes (an ignore
-    /// file, a rename), an ignore file is edited, or a skill that comes
-    /// first takes the name: a skill file before it edited or replaced, or
-    /// a new one where it would come first.
+    /// (earlier root, then shallower, then path order). Unless some file or
+    /// folder is reached by two paths (then every name checks every path:
+    /// see [`Built::no_narrowing_with_aliases`]), each skill file is at one
+    /// path and stands for itself, and the answer changes only when the
+    /// name's own file or a folder above it changes (an ignore file, a
+    /// rename), an ignore file is edited, or a skill that comes first takes
+    /// the name: a skill file before it edited or replaced, or a skill file
+    /// that did not count before now counting where it comes first.
     ///
-    /// A new skill file (or one an ignore file no longer leaves out) shows
-    /// as a new entry in the deepest folder above it that the scan listed,
-    /// whose times change. It lies at least one level below that folder,
-    /// or two when the folder holds a `SKILL.md` (a new skill file beside
-    /// it would replace that one, whose own stamp is checked when it comes
-    /// first; a `skill.md` beside it does not count); and it comes before
-    /// the name's file in path order exactly when the folder's path does
-    /// (the `order` of both). So a folder is checked when a new skill file
+    /// Such a skill file is new, was left out by an ignore file or stood
+    /// beside a `SKILL.md` as a `skill.md`; each way, a folder above it that
+    /// the scan listed changes: the deepest one it was already in (a new
+    /// entry, or a new ignore file there) or one with an ignore file
+    /// removed. It lies at least one level below that folder, and comes
+    /// before the name's file in path order exactly when the folder's path
+    /// does (the `order` of both). So a folder is checked when a skill file
     /// in it could come first, by depth or, at the same depth, by path.
     /// Later roots, later skill files and all other folders cannot change
-    /// the answer. (A catalog grown past the scan's bound on entries is
-    /// the exception: see the module notes.)
+    /// the answer. Names whose own file is reached through a symlink or sits
+    /// in a folder not named after it, and roots inside one another, check
+    /// every path. (A catalog grown past the scan's bound on entries is the
+    /// exception: see the module notes.)
     fn bearing_on(&self, own: Option<Own>) -> Option<Vec<Pick<'a>>> {
         let own = own.filter(|own| own.named.narrow);
         let bears = |index: u32, kind: Kind, place: Option<(u32, u32, u32, u32)>| {
@@ -1169,7 +1177,6 @@ impl<'a> View<'a> {
             match kind {
                 Kind::SkillFile => rank <= own.rank,
                 Kind::Folder => first(1),
-                Kind::SkillFolder => first(2),
                 Kind::Other => true,
             }
         };
@@ -1400,7 +1407,7 @@ mod tests {
         let built = Built {
             anchors: vec![PathBuf::from("/r")],
             entries: vec![
-                entry("a", Kind::SkillFolder, Some(stamp)),
+                entry("a", Kind::Folder, Some(stamp)),
                 entry("a/SKILL.md", Kind::SkillFile, None),
             ],
             names: [("a".to_string(), named)].into_iter().collect(),
@@ -1409,7 +1416,6 @@ mod tests {
                 real: PathBuf::from("/r"),
                 chain: vec![(1, 2), (1, 1)],
             }],
-            upper: Vec::new(),
             skill_files: 1,
         };
         let bytes = built.encode(42);
@@ -1488,12 +1494,6 @@ mod tests {
         for other in others {
             assert_ne!(stamp.digest(), other.digest(), "{other:?}");
         }
-        assert!(!stamp.is_file());
-        assert!(Stamp {
-            mode: 0o100_600,
-            ..stamp
-        }
-        .is_file());
     }
 
     #[test]

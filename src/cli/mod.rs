@@ -490,10 +490,14 @@ fn name_catalog(
     match lookup.result {
         Ok(catalog) => {
             if verbose {
+                let others = if lookup.checked < lookup.of {
+                    format!(" (of {}; the others cannot change this answer)", lookup.of)
+                } else {
+                    String::new()
+                };
                 say!(
-                    "skilldex: name index: {} paths unchanged (of {}; the others cannot change this answer), {} read from its file ({:.1} ms)",
+                    "skilldex: name index: {} paths unchanged{others}, {} read from its file ({:.1} ms)",
                     lookup.checked,
-                    lookup.of,
                     crate::model::printable(target.trim()),
                     started.elapsed().as_secs_f64() * 1000.0
                 );

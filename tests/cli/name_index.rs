@@ -422,19 +422,18 @@ fn a_scan_that_could_not_read_a_folder_writes_no_index() {
     assert!(!cache.exists() || std::fs::read_dir(&cache).unwrap().count() == 0);
 }
 
-/// (paths checked, paths in the index) of a read the index answered.
+/// (paths checked, paths in the index) of a read the index answered:
+/// "N paths unchanged" when it checked them all, else "N paths unchanged
+/// (of M; ...".
 fn checked(run: &Run) -> (usize, usize) {
-    let text = run.stderr.split("name index: ").nth(1).unwrap_or_default();
-    let number = |s: &str| s.trim().parse::<usize>().ok();
-    let mut words = text.split([' ', ';']);
     let parsed = (|| {
-        let checked = number(words.next()?)?;
-        let of = number(
-            words
-                .find(|w| w.starts_with("(of"))?
-                .trim_start_matches("(of"),
-        )
-        .or_else(|| number(words.next()?))?;
+        let text = run.stderr.split("name index: ").nth(1)?;
+        let (checked, rest) = text.split_once(" paths unchanged")?;
+        let checked = checked.parse::<usize>().ok()?;
+        let of = match rest.strip_prefix(" (of ") {
+            Some(rest) => rest.split_once(';')?.0.parse::<usize>().ok()?,
+            None => checked,
+        };
         Some((checked, of))
     })();
     parsed.unwrap_or_else(|| panic!("not answered by the index: {run:?}"))
@@ -474,22 +473,13 @@ fn a_read_checks_only_what_could_change_its_answer() {
         "---\nname: goal\ndescription: Later. Use when testing.\n---\n\nfrom c/spare\n",
     );
     unchanged("a later skill named goal");
-    // A `skill.md` beside a `SKILL.md` (the upper-case one is the skill).
+    // A skill nested in a deeper one.
     write(
         &root,
-        "a/other/skill.md",
-        "---\nname: goal\ndescription: Beside. Use when testing.\n---\n\nfrom a/other/skill.md\n",
-    );
-    unchanged("a skill.md beside a SKILL.md");
-    // A skill nested deeper inside an earlier skill.
-    write(
-        &root,
-        "a/other/sub/SKILL.md",
-        "---\nname: goal\ndescription: Nested. Use when testing.\n---\n\nfrom a/other/sub\n",
+        "filler/ns-1/filler-001/sub/SKILL.md",
+        "---\nname: goal\ndescription: Nested. Use when testing.\n---\n\nfrom filler-001/sub\n",
     );
     unchanged("a nested skill named goal");
-    std::fs::remove_dir_all(root.join("a/other/sub")).unwrap();
-    std::fs::remove_file(root.join("a/other/skill.md")).unwrap();
 
     // Changes that can are seen: a new skill earlier in path order, in a
     // folder that was there...
@@ -502,6 +492,21 @@ fn a_read_checks_only_what_could_change_its_answer() {
     assert!(seen.stderr.contains("a/spare changed"), "{seen:?}");
     assert!(answer(&cache, &root).contains("from a/spare"));
     std::fs::remove_file(root.join("a/spare/SKILL.md")).unwrap();
+    // ...a `skill.md` beside an earlier `SKILL.md`, once a new ignore file
+    // leaves the `SKILL.md` out...
+    write(
+        &root,
+        "a/other/skill.md",
+        "---\nname: goal\ndescription: Beside. Use when testing.\n---\n\nfrom a/other/skill.md\n",
+    );
+    index(&cache, &root);
+    assert!(answer(&cache, &root).contains("from b/goal"));
+    write(&root, "a/other/.gitignore", "SKILL.md\n");
+    let seen = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(seen.stderr.contains("a/other changed"), "{seen:?}");
+    assert!(answer(&cache, &root).contains("from a/other/skill.md"));
+    std::fs::remove_file(root.join("a/other/skill.md")).unwrap();
+    std::fs::remove_file(root.join("a/other/.gitignore")).unwrap();
     // ...and one shallower but later in path order.
     index(&cache, &root);
     assert!(answer(&cache, &root).contains("from b/goal"));
@@ -516,6 +521,7 @@ fn a_read_checks_only_what_could_change_its_answer() {
     std::fs::remove_file(root.join("zz/SKILL.md")).unwrap();
 
     // For a deeper skill, a skill nested in an earlier one comes first.
+    std::fs::remove_dir_all(root.join("filler/ns-1/filler-001/sub")).unwrap();
     index(&cache, &root);
     let deep = |cache: &Path| read(cache, &root, &["read", "filler-001"]);
     assert_eq!(deep(&cache).stdout, deep(Path::new("off")).stdout);
@@ -631,4 +637,33 @@ fn an_earlier_root_is_checked_and_a_later_one_is_not() {
     assert!(goal.stderr.contains("paths unchanged"), "{goal:?}");
     assert!(goal.stdout.contains("from b/goal"), "{goal:?}");
     assert_eq!(goal.stdout, run(Path::new("off"), "goal").stdout);
+}
+
+#[test]
+fn a_file_reached_by_two_paths_checks_every_path() {
+    // The catalog keeps one path per file, by rules that look at every
+    // path to it: a change anywhere can make an earlier one count.
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    // One file, two names for its folder: `z/y/goal` (named after the
+    // skill, so kept, and after `b/goal`) and `a/bar` (a hard link, before
+    // `b/goal`).
+    let later = write(
+        &root,
+        "z/y/goal/SKILL.md",
+        "---\nname: goal\ndescription: Linked. Use when testing.\n---\n\nfrom the hard link\n",
+    );
+    std::fs::create_dir_all(root.join("a/bar")).unwrap();
+    std::fs::hard_link(&later, root.join("a/bar/SKILL.md")).unwrap();
+    index(&cache, &root);
+    let hit = read(&cache, &root, &["-v", "read", "goal"]);
+    let (some, all) = checked(&hit);
+    assert_eq!(some, all, "{hit:?}");
+    assert!(answer(&cache, &root).contains("from b/goal"));
+    // The kept path renamed: the earlier one is the skill now, and wins.
+    std::fs::rename(root.join("z/y/goal"), root.join("z/y/moved")).unwrap();
+    let seen = read(&cache, &root, &["-v", "read", "goal"]);
+    assert!(seen.stderr.contains("z/y changed"), "{seen:?}");
+    assert!(answer(&cache, &root).contains("from the hard link"));
 }
