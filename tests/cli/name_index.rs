@@ -667,3 +667,32 @@ fn a_file_reached_by_two_paths_checks_every_path() {
     assert!(seen.stderr.contains("z/y changed"), "{seen:?}");
     assert!(answer(&cache, &root).contains("from the hard link"));
 }
+
+#[test]
+fn a_root_written_with_extra_slashes_or_a_dot_is_indexed_all_the_same() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    settle();
+    for spelling in ["//", "/.", "/"] {
+        let given = format!("{}{spelling}", root.display());
+        let run = |cache: &Path| {
+            finish(
+                skilldex()
+                    .env("SKILLDEX_CACHE_DIR", cache)
+                    .args(["-v", "read", "goal", "--root", &given])
+                    .output()
+                    .unwrap(),
+            )
+        };
+        let first = run(&cache);
+        assert!(
+            first.stderr.contains("name index written"),
+            "{spelling}: {first:?}"
+        );
+        let hit = run(&cache);
+        let (some, all) = checked(&hit);
+        assert!(some < all / 10, "{spelling}: {hit:?}");
+        assert_eq!(hit.stdout, run(Path::new("off")).stdout);
+    }
+}
