@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The first bytes of an index file; the digit is the format's version.
-const MAGIC: &[u8; 8] = b"skdxnam4";
+const MAGIC: &[u8; 8] = b"skdxnam5";
 
 /// Catalogs with fewer skill files get no index: scanning them costs
 /// about what checking an index would.
@@ -133,6 +133,8 @@ pub enum Miss {
     NotIndexed,
     /// The settings rule the index out.
     NotApplicable,
+    /// The path after the name leads into a nested skill.
+    Nested,
 }
 
 impl std::fmt::Display for Miss {
@@ -141,7 +143,11 @@ impl std::fmt::Display for Miss {
             Miss::NoIndex => write!(f, "no index for these roots and settings yet"),
             Miss::Damaged => write!(f, "the index file is damaged or from another version"),
             Miss::Changed(path) => write!(f, "{} changed", printable(path)),
-            Miss::NotIndexed => write!(f, "the name is not a plain skill name in it"),
+            Miss::NotIndexed => write!(f, "it names no skill that keeps its name"),
+            Miss::Nested => write!(
+                f,
+                "the path leads into a nested skill, which the whole catalog reads"
+            ),
             Miss::NotApplicable => write!(
                 f,
                 "none is kept with disabled skills, from an unreadable current folder, or outside Linux"
@@ -207,16 +213,25 @@ impl NameCache {
         let Some(index) = View::decode(&bytes, key) else {
             return miss(Miss::Damaged, 0, 0);
         };
-        let own = index.own(name);
-        // A name the index lacks may be new: every path is checked.
-        let Some(picks) = index.bearing_on(own) else {
+        let (own, plain, rest) = match index.resolve(name) {
+            Resolved::Skill { own, name, rest } => (Some(own), name, rest),
+            // The whole catalog reads it; nothing says the index is out of
+            // date.
+            Resolved::Loser => return miss(Miss::NotIndexed, 0, index.count),
+            Resolved::Nothing => (None, String::new(), String::new()),
+        };
+        // A name the index lacks may be new, and a target longer than a
+        // plain name (`ns/name`, a path after it) may come to name another
+        // skill anywhere (a new `ns/name`): every path is checked for them.
+        let narrowed = own.filter(|_| !name.contains('/'));
+        let Some(picks) = index.bearing_on(narrowed) else {
             return miss(Miss::Damaged, 0, 0);
         };
         let (checked, of) = (picks.len(), index.count);
         if let Some(changed) = index.first_change(&picks) {
             return miss(Miss::Changed(changed), checked, of);
         }
-        // A current index without the name: it is no plain skill name.
+        // A current index without the name: it is no skill's name.
         let Some(own) = own else {
             return miss(Miss::NotIndexed, checked, of);
         };
@@ -227,6 +242,11 @@ impl NameCache {
         else {
             return miss(Miss::Damaged, checked, of);
         };
+        // A path into a skill nested in this one is read from that skill,
+        // whose id only the whole catalog knows.
+        if leads_into_nested_skill(&file, &rest) {
+            return miss(Miss::Nested, checked, of);
+        }
         // The file is read again now; its name must still be the one
         // indexed (it may have changed since the stamps were checked).
         let result = match builder.build_files(std::slice::from_ref(&file)) {
@@ -234,7 +254,7 @@ impl NameCache {
                 if catalog
                     .skills()
                     .iter()
-                    .any(|s| s.id == name && s.name == name && s.path == file) =>
+                    .any(|s| s.id == plain && s.name == plain && s.path == file) =>
             {
                 Ok(catalog)
             }
@@ -513,6 +533,8 @@ struct Named {
     file: u32,
     folder: u32,
     narrow: bool,
+    /// Its namespace, in the index's table.
+    namespace: u32,
 }
 
 /// An index being written: every path as an *anchor* folder and a short
@@ -525,6 +547,12 @@ struct Built {
     /// Grouped by anchor, in order.
     entries: Vec<Entry>,
     names: BTreeMap<String, Named>,
+    /// The namespaces of the named skills.
+    namespaces: Vec<String>,
+    /// The ids of skills that lost their name to another (`ns/name`,
+    /// `ns/name~2`): a target starting with one is read from the whole
+    /// catalog.
+    losers: std::collections::BTreeSet<String>,
     routes: Vec<Route>,
     skill_files: usize,
 }
@@ -571,6 +599,8 @@ impl Built {
             anchors: Vec::new(),
             entries: Vec::with_capacity(split.len()),
             names: BTreeMap::new(),
+            namespaces: Vec::new(),
+            losers: Default::default(),
             routes: roots.iter().chain(links).cloned().collect(),
             skill_files: 0,
         };
@@ -657,8 +687,10 @@ impl Built {
                 i != j && (a.given.starts_with(&b.given) || a.real.starts_with(&b.real))
             })
         });
+        let mut namespaces: BTreeMap<&str, u32> = BTreeMap::new();
         for skill in catalog.skills() {
             if skill.id != skill.name {
+                built.losers.insert(skill.id.clone());
                 continue;
             }
             let whole = skill.path.as_os_str().as_encoded_bytes();
@@ -679,14 +711,21 @@ impl Built {
                 && !through_link
                 && !nested_roots
                 && built.entries[file as usize].kind == Kind::SkillFile;
+            let next = namespaces.len() as u32;
+            let namespace = *namespaces.entry(skill.namespace.as_str()).or_insert(next);
             built.names.insert(
                 skill.name.clone(),
                 Named {
                     file,
                     folder: parent(whole).unwrap_or(NONE),
                     narrow,
+                    namespace,
                 },
             );
+        }
+        built.namespaces = vec![String::new(); namespaces.len()];
+        for (namespace, i) in namespaces {
+            built.namespaces[i as usize] = namespace.to_string();
         }
         Ok(built)
     }
@@ -776,6 +815,14 @@ impl Built {
                 out.extend_from_slice(&inode.to_le_bytes());
             }
         }
+        put_var(&mut out, self.namespaces.len() as u64);
+        for namespace in &self.namespaces {
+            put_bytes(&mut out, namespace.as_bytes());
+        }
+        put_var(&mut out, self.losers.len() as u64);
+        for id in &self.losers {
+            put_bytes(&mut out, id.as_bytes());
+        }
         put_var(&mut out, self.names.len() as u64);
         for (name, named) in &self.names {
             let own = &self.entries[named.file as usize];
@@ -784,6 +831,7 @@ impl Built {
                 named.file,
                 named.folder.wrapping_add(1),
                 u32::from(named.narrow),
+                named.namespace,
                 own.root,
                 own.depth,
                 own.rank,
@@ -829,6 +877,25 @@ impl Built {
         out.extend_from_slice(&hash.finish().to_le_bytes());
         out
     }
+}
+
+/// Whether the path `rest` inside the folder of the skill file `file`
+/// passes through a folder holding a skill file (a nested skill). Paths
+/// with `.` or `..` in them are refused by the read whatever they lead to.
+fn leads_into_nested_skill(file: &Path, rest: &str) -> bool {
+    let Some(mut folder) = file.parent().map(Path::to_path_buf) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.iter().any(|p| *p == "." || *p == "..") {
+        return false;
+    }
+    parts.iter().any(|part| {
+        folder.push(part);
+        crate::scan::SKILL_FILE_NAMES
+            .iter()
+            .any(|n| std::fs::symlink_metadata(folder.join(n)).is_ok())
+    })
 }
 
 /// The last name of a path.
@@ -1035,11 +1102,30 @@ struct Pick<'a> {
 struct View<'a> {
     anchors: Vec<&'a Path>,
     routes: Vec<Route>,
+    namespaces: Vec<&'a [u8]>,
+    /// The ids section: the ids of skills that lost their name.
+    losers: &'a [u8],
     /// The names section: records sorted by name.
     names: &'a [u8],
     /// The entries section, and how many it holds.
     entries: &'a [u8],
     count: usize,
+}
+
+/// What a read target names in the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Resolved {
+    /// A named skill, and the path inside it (empty for its body).
+    Skill {
+        own: Own,
+        /// Its plain name.
+        name: String,
+        rest: String,
+    },
+    /// A skill that lost its name to another: the whole catalog reads it.
+    Loser,
+    /// No skill: the whole catalog says what the target is.
+    Nothing,
 }
 
 /// Where the skill file of a name stands: its entry, its root, depth,
@@ -1084,10 +1170,21 @@ impl<'a> View<'a> {
             routes.push(Route { given, real, chain });
         }
         let count = r.len()?;
+        let mut namespaces = Vec::with_capacity(count);
+        for _ in 0..count {
+            namespaces.push(r.bytes()?);
+        }
+        let count = r.len()?;
+        let losers_start = r.0;
+        for _ in 0..count {
+            r.bytes()?;
+        }
+        let losers = &losers_start[..losers_start.len() - r.0.len()];
+        let count = r.len()?;
         let names_start = r.0;
         for _ in 0..count {
             r.bytes()?;
-            for _ in 0..7 {
+            for _ in 0..8 {
                 r.u32()?;
             }
         }
@@ -1096,6 +1193,8 @@ impl<'a> View<'a> {
         Some(View {
             anchors,
             routes,
+            namespaces,
+            losers,
             names,
             entries: r.0,
             count,
@@ -1107,12 +1206,13 @@ impl<'a> View<'a> {
         let mut r = Reader(self.names);
         while !r.0.is_empty() {
             let found = r.bytes()?;
-            let mut v = [0u32; 7];
+            let mut v = [0u32; 8];
             for slot in &mut v {
                 *slot = r.u32()?;
             }
             if found == name.as_bytes() {
-                if v[0] as usize >= self.count || v[2] > 1 {
+                if v[0] as usize >= self.count || v[2] > 1 || v[3] as usize >= self.namespaces.len()
+                {
                     return None;
                 }
                 return Some(Own {
@@ -1120,15 +1220,60 @@ impl<'a> View<'a> {
                         file: v[0],
                         folder: v[1].wrapping_sub(1),
                         narrow: v[2] == 1,
+                        namespace: v[3],
                     },
-                    root: v[3],
-                    depth: v[4],
-                    rank: v[5],
-                    order: v[6],
+                    root: v[4],
+                    depth: v[5],
+                    rank: v[6],
+                    order: v[7],
                 });
             }
         }
         None
+    }
+
+    /// Whether `id` is the id of a skill that lost its name.
+    fn is_loser(&self, id: &str) -> bool {
+        let mut r = Reader(self.losers);
+        while let Some(found) = r.bytes() {
+            if found == id.as_bytes() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What the read target `target` (a name, `namespace/name`, either
+    /// with a path after it) names, as a whole catalog resolves it: the
+    /// longest leading part that is a skill's id or `namespace/name`.
+    fn resolve(&self, target: &str) -> Resolved {
+        let parts: Vec<&str> = target.split('/').collect();
+        for cut in (1..=parts.len()).rev() {
+            let key = parts[..cut].join("/");
+            let rest = parts[cut..].join("/");
+            if let Some(own) = self.own(&key) {
+                return Resolved::Skill {
+                    own,
+                    name: key,
+                    rest,
+                };
+            }
+            if self.is_loser(&key) {
+                return Resolved::Loser;
+            }
+            if let Some((namespace, name)) = key.rsplit_once('/') {
+                if let Some(own) = self.own(name) {
+                    if self.namespaces[own.named.namespace as usize] == namespace.as_bytes() {
+                        return Resolved::Skill {
+                            own,
+                            name: name.to_string(),
+                            rest,
+                        };
+                    }
+                }
+            }
+        }
+        Resolved::Nothing
     }
 
     /// The entries to check for `own` (every entry for `None`), in order;
@@ -1403,6 +1548,7 @@ mod tests {
             file: 1,
             folder: 0,
             narrow: true,
+            namespace: 0,
         };
         let built = Built {
             anchors: vec![PathBuf::from("/r")],
@@ -1411,6 +1557,8 @@ mod tests {
                 entry("a/SKILL.md", Kind::SkillFile, None),
             ],
             names: [("a".to_string(), named)].into_iter().collect(),
+            namespaces: vec!["ns".to_string()],
+            losers: ["ns/b".to_string()].into_iter().collect(),
             routes: vec![Route {
                 given: PathBuf::from("r"),
                 real: PathBuf::from("/r"),
@@ -1448,6 +1596,20 @@ mod tests {
         assert_eq!(view.bearing_on(Some(own)).unwrap(), all);
         assert_eq!(view.path(&all[1]), PathBuf::from("/r/a/SKILL.md"));
         assert_eq!(view.own("b"), None);
+        // Targets resolve as a whole catalog resolves them: the longest
+        // leading id or `namespace/name`.
+        let skill = |name: &str, rest: &str| Resolved::Skill {
+            own,
+            name: name.to_string(),
+            rest: rest.to_string(),
+        };
+        assert_eq!(view.resolve("a"), skill("a", ""));
+        assert_eq!(view.resolve("a/x/y.md"), skill("a", "x/y.md"));
+        assert_eq!(view.resolve("ns/a"), skill("a", ""));
+        assert_eq!(view.resolve("ns/a/y.md"), skill("a", "y.md"));
+        assert_eq!(view.resolve("ns/b/y.md"), Resolved::Loser);
+        assert_eq!(view.resolve("other/a"), Resolved::Nothing);
+        assert_eq!(view.resolve("b"), Resolved::Nothing);
         // Another key, a torn file, a flipped byte: misses.
         assert!(View::decode(&bytes, 43).is_none());
         for cut in 0..bytes.len() {

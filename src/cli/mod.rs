@@ -461,22 +461,18 @@ fn name_catalog(
     target: &str,
 ) -> anyhow::Result<Catalog> {
     use crate::catalog::name_index::Miss;
-    // A name with a path after it may be a qualified id: the whole catalog
-    // tells which. Names in the configuration are checked against the
-    // whole catalog (a warning for those that match no skill).
-    let plain = !target.trim().trim_matches('/').contains('/');
+    // Names in the configuration are checked against the whole catalog (a
+    // warning for those that match no skill).
     let configured = settings(global)
         .map(|s| !s.unknown_names(|_| false).is_empty())
         .unwrap_or(true);
     let verbose = global.verbose && !global.quiet;
     let cache = match name_cache(builder) {
-        Some(cache) if plain && !configured => cache,
+        Some(cache) if !configured => cache,
         cache => {
             if verbose {
                 let why = if cache.is_none() {
                     "no cache folder (SKILLDEX_CACHE_DIR is off, HOME is unset, or the folder is inside a root)"
-                } else if !plain {
-                    "a name with a path after it is looked up in the whole catalog"
                 } else {
                     "the configuration names skills (enabled or disabled), which only the whole catalog can check"
                 };
@@ -510,7 +506,7 @@ fn name_catalog(
             }
             // A name the index does not have is answered by the whole
             // catalog; nothing says the index is out of date.
-            if matches!(miss, Miss::NotIndexed | Miss::NotApplicable) {
+            if matches!(miss, Miss::NotIndexed | Miss::NotApplicable | Miss::Nested) {
                 return build(global, builder);
             }
         }

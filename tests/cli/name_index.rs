@@ -80,6 +80,24 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
     let temp = tempfile::tempdir().unwrap();
     let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
     catalog(&root);
+    // A file of `goal`, a skill nested in it, and a skill that loses the
+    // name `other` (it is `c/deep/other`).
+    write(
+        &root,
+        "b/goal/references/notes.md",
+        "# Notes\n\nfrom the notes\n",
+    );
+    write(
+        &root,
+        "b/goal/inner/SKILL.md",
+        skill_md("inner", "Inner. Use when testing."),
+    );
+    write(&root, "b/goal/inner/guide.md", "# Guide\n");
+    write(
+        &root,
+        "c/deep/other/SKILL.md",
+        "---\nname: other\ndescription: Twin. Use when testing.\n---\n\nfrom c/deep/other\n",
+    );
     // Too fresh to index: the read still answers, and says why.
     let fresh = read(&cache, &root, &["-v", "read", "goal"]);
     assert_eq!(fresh.code, 0, "{fresh:?}");
@@ -100,9 +118,20 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
         &["read", "goal", "--max-tokens", "8"],
         &["read", "goal", "--section", "nope"],
         &["read", "filler-007"],
-        // Not plain names in the index: answered by a whole scan.
+        // A namespace and name, files inside the skill.
         &["read", "b/goal"],
+        &["read", "goal/references/notes.md"],
+        &["read", "b/goal/references/notes.md", "--json"],
+        &["read", "goal/SKILL.md", "--lines", "1:3"],
+        &["read", "goal/missing.md"],
+        &["read", "goal/../../a/other/SKILL.md"],
+        &["read", "goal/references"],
+        // Answered by a whole scan: a file of the nested skill, a skill
+        // that lost its name, no skill.
+        &["read", "goal/inner/guide.md"],
+        &["read", "c/deep/other"],
         &["read", "gaol"],
+        &["read", "gaol/x.md"],
     ] {
         let indexed = read(&cache, &root, args);
         let scanned = read(Path::new("off"), &root, args);
@@ -127,13 +156,18 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
     let written = std::fs::metadata(&index_file).unwrap().modified().unwrap();
     let miss = read(&cache, &root, &["-v", "read", "gaol"]);
     assert!(
-        miss.stderr.contains("not a plain skill name in it"),
+        miss.stderr.contains("names no skill that keeps its name"),
         "{miss:?}"
     );
     assert_eq!(miss.code, 1);
-    let sub = read(&cache, &root, &["-v", "read", "goal/SKILL.md"]);
+    let nested = read(&cache, &root, &["-v", "read", "goal/inner/guide.md"]);
+    assert!(nested.stderr.contains("nested skill"), "{nested:?}");
+    // A path after the name: every path is checked (a new `ns/name`
+    // anywhere could take the target).
+    let sub = read(&cache, &root, &["-v", "read", "b/goal/references/notes.md"]);
     assert_eq!(sub.code, 0, "{sub:?}");
-    assert!(sub.stderr.contains("a path after it"), "{sub:?}");
+    let (some, all) = checked(&sub);
+    assert_eq!(some, all, "{sub:?}");
     let now = std::fs::metadata(&index_file).unwrap().modified().unwrap();
     assert_eq!(written, now);
 }
@@ -695,4 +729,31 @@ fn a_root_written_with_extra_slashes_or_a_dot_is_indexed_all_the_same() {
         assert!(some < all / 10, "{spelling}: {hit:?}");
         assert_eq!(hit.stdout, run(Path::new("off")).stdout);
     }
+}
+
+#[test]
+fn a_path_after_a_name_is_read_through_the_index_until_another_skill_takes_it() {
+    // `goal/x/y/z/notes.md` is a file of `goal`, until a skill `z` in the
+    // namespace `goal/x/y` appears: `goal/x/y/z` is then the longer id.
+    // That skill may appear anywhere, so every path is checked.
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    write(&root, "b/goal/x/y/z/notes.md", "from the notes of goal\n");
+    std::fs::create_dir_all(root.join("goal/x/y")).unwrap();
+    index(&cache, &root);
+    let notes = |cache: &Path| read(cache, &root, &["-v", "read", "goal/x/y/z/notes.md"]);
+    let hit = notes(&cache);
+    assert!(hit.stdout.contains("from the notes of goal"), "{hit:?}");
+    assert!(hit.stderr.contains("paths unchanged"), "{hit:?}");
+    write(
+        &root,
+        "goal/x/y/z/SKILL.md",
+        skill_md("z", "Zed. Use when testing."),
+    );
+    write(&root, "goal/x/y/z/notes.md", "from the notes of z\n");
+    let seen = notes(&cache);
+    assert!(seen.stderr.contains("goal/x/y changed"), "{seen:?}");
+    assert!(seen.stdout.contains("from the notes of z"), "{seen:?}");
+    assert_eq!(seen.stdout, notes(Path::new("off")).stdout);
 }
