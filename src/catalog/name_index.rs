@@ -676,10 +676,10 @@ impl Built {
             built.entries[i].order = (before - first) as u32;
         }
         // A skill reached through a symlink, or one whose folder is not
-        // named after it, may lose its file to another path to it anywhere
-        // (the catalog prefers a real path in a folder of the skill's
-        // name); and with roots inside one another a path has two places.
-        // Such names check every path.
+        // named after it as the catalog judges it, may lose its file to a
+        // new path to it anywhere (the catalog prefers a real path in a
+        // folder of the skill's name); and with roots inside one another a
+        // path has two places. Such names check every path.
         let link_paths: std::collections::HashSet<&Path> =
             links.iter().map(|l| l.given.as_path()).collect();
         let nested_roots = roots.iter().enumerate().any(|(i, a)| {
@@ -687,6 +687,14 @@ impl Built {
                 i != j && (a.given.starts_with(&b.given) || a.real.starts_with(&b.real))
             })
         });
+        // Skill files not named after their folder as the catalog judges
+        // it (the name as written, before it is made one line).
+        let mismatched: std::collections::HashSet<&Path> = catalog
+            .diagnostics()
+            .iter()
+            .filter(|d| d.code == crate::model::Code::NameMismatch)
+            .map(|d| d.path.as_path())
+            .collect();
         let mut namespaces: BTreeMap<&str, u32> = BTreeMap::new();
         for skill in catalog.skills() {
             if skill.id != skill.name {
@@ -705,7 +713,8 @@ impl Built {
             let folder = skill.path.parent();
             let named = folder
                 .and_then(Path::file_name)
-                .is_some_and(|f| f == skill.name.as_str());
+                .is_some_and(|f| f == skill.name.as_str())
+                && !mismatched.contains(skill.path.as_path());
             let through_link = skill.path.ancestors().any(|a| link_paths.contains(a));
             let narrow = named
                 && !through_link
@@ -781,7 +790,11 @@ impl Built {
     /// catalog keeps one of them by rules that look at every path to it,
     /// and a link's folder is walked once, through whichever link the walk
     /// met first. A change anywhere can then make an earlier path count:
-    /// every name checks every path.
+    /// every name checks every path. (A path to a file made after the
+    /// index was written is not seen here; it cannot take the place of a
+    /// narrowed name's own path, which is real and in a folder of the
+    /// name, the catalog's first choice; and a file of another name stays
+    /// of that name wherever it is kept.)
     fn no_narrowing_with_aliases(&mut self) {
         let mut seen = std::collections::HashSet::with_capacity(self.entries.len());
         let aliased = self

@@ -605,6 +605,31 @@ fn a_skill_its_file_could_be_taken_from_checks_every_path() {
     );
     assert_eq!(indexed.stdout, scanned.stdout);
     assert_eq!(indexed.stderr, scanned.stderr);
+
+    // (No other path to a file from here on: that alone checks every path.)
+    std::fs::remove_file(root.join("y/deep/deeper/stray")).unwrap();
+    // The folder is named after the name as read (`hidden`), not as
+    // written (with an invisible character the name drops): the catalog
+    // judges by the written name, so a link named that way takes the file.
+    write(
+        &root,
+        "b/hidden/SKILL.md",
+        "---\nname: \"hidden\\u2069\"\ndescription: Hidden. Use when testing.\n---\n\nhidden body\n",
+    );
+    index(&cache, &root);
+    let hidden = |cache: &Path| read(cache, &root, &["read", "hidden"]);
+    assert!(hidden(&cache).stdout.contains("b/hidden"));
+    let run = read(&cache, &root, &["-v", "read", "hidden"]);
+    let (some, all) = checked(&run);
+    assert_eq!(some, all, "{run:?}");
+    std::os::unix::fs::symlink(
+        root.join("b/hidden"),
+        root.join("y/deep/deeper/hidden\u{2069}"),
+    )
+    .unwrap();
+    let (indexed, scanned) = (hidden(&cache), hidden(Path::new("off")));
+    assert!(scanned.stdout.contains("deeper/hidden"), "{scanned:?}");
+    assert_eq!(indexed.stdout, scanned.stdout);
 }
 
 #[test]
