@@ -190,11 +190,12 @@ impl NameCache {
         self.dir.join(format!("names-{key:016x}.idx"))
     }
 
-    /// The catalog of the one skill the plain name `name` reads, built from
-    /// its file alone, when the saved index for `builder` is still valid
-    /// and knows the name. It answers as the whole catalog would: the
-    /// index says which file wins the name, and the stamps that nothing
-    /// changed since.
+    /// The catalog of the one skill the read target `name` names (a name
+    /// or `namespace/name`, either with a path inside the skill after it),
+    /// built from its file alone, when the saved index for `builder` is
+    /// still valid and knows the skill. It answers as the whole catalog
+    /// would: the index says which file wins the name, and the stamps that
+    /// nothing changed since.
     pub fn lookup(&self, builder: &CatalogBuilder, name: &str) -> Lookup {
         let miss = |miss, checked, of| Lookup {
             result: Err(miss),

@@ -93,8 +93,9 @@ enum Command {
     /// Read a skill's body, one section, a range of lines, or one of its files.
     ///
     /// On catalogs of 500 skills or more, reads by name keep a name index in
-    /// ~/.cache/skilldex (SKILLDEX_CACHE_DIR; `off` turns it off): while no
-    /// folder or skill file changed, a read opens only the one skill.
+    /// ~/.cache/skilldex (SKILLDEX_CACHE_DIR; `off` turns it off): while
+    /// nothing that could change the answer changed (checked with a `stat`
+    /// of each such folder and skill file), a read opens only the one skill.
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
