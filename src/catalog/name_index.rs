@@ -1124,6 +1124,8 @@ struct View<'a> {
     /// The entries section, and how many it holds.
     entries: &'a [u8],
     count: usize,
+    /// The longest id or `namespace/name` in the index, in bytes.
+    longest: usize,
 }
 
 /// What a read target names in the index.
@@ -1190,18 +1192,22 @@ impl<'a> View<'a> {
         }
         let count = r.len()?;
         let losers_start = r.0;
+        let mut longest_loser = 0;
         for _ in 0..count {
-            r.bytes()?;
+            longest_loser = longest_loser.max(r.bytes()?.len());
         }
         let losers = &losers_start[..losers_start.len() - r.0.len()];
         let count = r.len()?;
         let names_start = r.0;
+        let mut longest_name = 0;
         for _ in 0..count {
-            r.bytes()?;
+            longest_name = longest_name.max(r.bytes()?.len());
             for _ in 0..8 {
                 r.u32()?;
             }
         }
+        let longest_namespace = namespaces.iter().map(|n| n.len()).max().unwrap_or(0);
+        let longest = longest_loser.max(longest_namespace + 1 + longest_name);
         let names = &names_start[..names_start.len() - r.0.len()];
         let count = r.len()?;
         Some(View {
@@ -1212,6 +1218,7 @@ impl<'a> View<'a> {
             names,
             entries: r.0,
             count,
+            longest,
         })
     }
 
@@ -1262,7 +1269,16 @@ impl<'a> View<'a> {
     /// longest leading part that is a skill's id or `namespace/name`.
     fn resolve(&self, target: &str) -> Resolved {
         let parts: Vec<&str> = target.split('/').collect();
+        // The length of the first `cut` parts joined, to skip those longer
+        // than any id without joining them.
+        let mut length = target.len();
         for cut in (1..=parts.len()).rev() {
+            if cut < parts.len() {
+                length -= parts[cut].len() + 1;
+            }
+            if length > self.longest {
+                continue;
+            }
             let key = parts[..cut].join("/");
             let rest = parts[cut..].join("/");
             if let Some(own) = self.own(&key) {

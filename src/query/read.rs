@@ -795,6 +795,21 @@ fn nested_owner<'a>(
         if super::files::left_out(root, skill, &folder).is_some() {
             return Ok(None);
         }
+        // Nothing below a file or a missing folder holds a skill file; the
+        // rest of the path is checked in one pass (one per part would make
+        // a long target cost its square).
+        if !folder.is_dir() {
+            let rest = &parts[i + 1..];
+            if !rest.is_empty() {
+                let whole = rest
+                    .iter()
+                    .fold(folder.clone(), |path, part| path.join(part));
+                if super::files::left_out(root, skill, &whole).is_some() {
+                    return Ok(None);
+                }
+            }
+            break;
+        }
         if let Some(file) = crate::scan::SKILL_FILE_NAMES
             .iter()
             .map(|n| folder.join(n))

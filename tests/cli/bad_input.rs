@@ -1439,3 +1439,20 @@ fn a_symlinked_folder_at_the_depth_limit_is_reported_like_a_folder() {
     );
     assert_eq!(run.code, 0, "{run:?}");
 }
+
+#[test]
+fn a_very_long_path_after_a_name_is_refused_promptly() {
+    // Each part of the path used to be checked for ignore rules from the
+    // top again: 1,000 parts took 21 s. The hang guard stops the run.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(
+        &root,
+        "tool/SKILL.md",
+        skill_md("tool", "A tool. Use when testing."),
+    );
+    let target = format!("tool/{}", vec!["tool"; 2000].join("/"));
+    let run = run_bounded(temp.path(), &["read", &target, "--root", s(&root)]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("has no file"), "{run:?}");
+}
