@@ -655,10 +655,16 @@ fn unknown(catalog: &Catalog, target: &str, parts: &[&str], whole_is_name: bool)
         .into_iter()
         .take(5)
         .map(|skill| {
-            if skill.namespace.is_empty() || skill.id.contains('/') {
+            // `namespace/id` when that reads this skill: a skill that lost
+            // the name in the same namespace may have it as its id.
+            let qualified = format!("{}/{}", skill.namespace, skill.id);
+            let reads_it = catalog
+                .get(&qualified)
+                .is_some_and(|s| std::ptr::eq(s, skill));
+            if skill.namespace.is_empty() || skill.id.contains('/') || !reads_it {
                 skill.id.clone()
             } else {
-                format!("{}/{}", skill.namespace, skill.id)
+                qualified
             }
         })
         .collect();

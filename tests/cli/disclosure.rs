@@ -1442,3 +1442,41 @@ fn a_skill_that_did_not_load_says_why() {
     let out = run(&["read", "nowhere", "--root", root_arg]);
     assert!(out.stderr.contains("no skill named `nowhere`"), "{out:?}");
 }
+
+#[test]
+fn suggestions_name_each_skill_by_a_form_that_reads_it() {
+    // `ns/t` also calls itself `s` and loses the name to `ns/s`: its id is
+    // `ns/s`, so the winner is suggested by its plain name, not as `ns/s`.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    write(
+        &root,
+        "ns/s/SKILL.md",
+        skill_md("s", "The winner. Use when testing."),
+    );
+    write(
+        &root,
+        "ns/t/SKILL.md",
+        skill_md("s", "The loser. Use when testing."),
+    );
+    let run = finish(
+        skilldex()
+            .args(["read", "ns/s~3", "--root"])
+            .arg(&root)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stderr.matches("`ns/s`").count(), 1, "{run:?}");
+    assert!(run.stderr.contains("`s`"), "{run:?}");
+    for suggested in ["s", "ns/s"] {
+        let read = finish(
+            skilldex()
+                .args(["read", suggested, "--root"])
+                .arg(&root)
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(read.code, 0, "{suggested}: {read:?}");
+    }
+}
