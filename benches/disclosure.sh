@@ -46,14 +46,20 @@ done
 # three skills are read: the first, the middle and the last in that order,
 # each at its first `##` heading.
 mapfile -t ordered < <(find "$CORPUS" -name SKILL.md | awk -F/ '{print NF "\t" $0}' \
-    | LC_ALL=C sort -k1,1n -k2 | cut -f2)
-pick() { # index into the precedence order -> "NAME|SECTION|FILE"
-    local file=${ordered[$1]}
-    echo "$(basename "$(dirname "$file")")|$(sed -n 's/^## //p' "$file" | sed -n 1p)|$file"
-}
-IFS='|' read -r first first_section skill_file < <(pick 0)
-IFS='|' read -r middle middle_section _ < <(pick $(( ${#ordered[@]} / 2 )))
-IFS='|' read -r last last_section _ < <(pick $(( ${#ordered[@]} - 1 )))
+    | LC_ALL=C sort -t$'\t' -k1,1n -k2 | cut -f2-)
+(( ${#ordered[@]} )) || { echo "disclosure.sh: no SKILL.md under $CORPUS" >&2; exit 2; }
+# The skill at a place in that order: its folder's name (the corpus names
+# each skill after its folder), its first `##` heading, its file.
+name_at() { basename "$(dirname "${ordered[$1]}")"; }
+section_at() { sed -n 's/^## //p' "${ordered[$1]}" | sed -n 1p; }
+middle_at=$(( ${#ordered[@]} / 2 )); last_at=$(( ${#ordered[@]} - 1 ))
+first=$(name_at 0); first_section=$(section_at 0); skill_file=${ordered[0]}
+middle=$(name_at "$middle_at"); middle_section=$(section_at "$middle_at")
+last=$(name_at "$last_at"); last_section=$(section_at "$last_at")
+for section in "$first_section" "$middle_section" "$last_section"; do
+    [[ -n $section && $section != *"'"* ]] \
+        || { echo "disclosure.sh: a picked skill has no usable ## heading" >&2; exit 2; }
+done
 echo "==> read by name: first $first, middle $middle, last $last (of ${#ordered[@]})" >&2
 # By name with the name index (written by the first warm-up run, checked by
 # every timed one), by name without it (the whole catalog is built to

@@ -127,9 +127,10 @@ pub enum Miss {
     Damaged,
     /// A path the index depends on changed since it was written.
     Changed(PathBuf),
-    /// The index is current but has no skill of that plain name (it may
-    /// be a qualified id, a file that does not load, or no skill at all:
-    /// a whole catalog says which).
+    /// The index has no skill that keeps that name (it may be the id of
+    /// a skill that lost its name in a clash, a file that does not load,
+    /// or no skill at all: a whole catalog says which). Nothing says the
+    /// index is out of date.
     NotIndexed,
     /// The settings rule the index out.
     NotApplicable,
@@ -904,12 +905,22 @@ fn leads_into_nested_skill(file: &Path, rest: &str) -> bool {
     if parts.iter().any(|p| *p == "." || *p == "..") {
         return false;
     }
-    parts.iter().any(|part| {
+    for part in parts {
         folder.push(part);
-        crate::scan::SKILL_FILE_NAMES
+        // Nothing below a file or a missing folder holds a skill file.
+        if !folder.is_dir() {
+            return false;
+        }
+        // Any entry of that name, loaded or not: the whole catalog says
+        // what it is.
+        if crate::scan::SKILL_FILE_NAMES
             .iter()
             .any(|n| std::fs::symlink_metadata(folder.join(n)).is_ok())
-    })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The last name of a path.
@@ -1231,6 +1242,10 @@ impl<'a> View<'a> {
             for slot in &mut v {
                 *slot = r.u32()?;
             }
+            // Written in name order: past it, it is not there.
+            if found > name.as_bytes() {
+                return None;
+            }
             if found == name.as_bytes() {
                 if v[0] as usize >= self.count || v[2] > 1 || v[3] as usize >= self.namespaces.len()
                 {
@@ -1344,16 +1359,13 @@ impl<'a> View<'a> {
             if root != own.root {
                 return root < own.root;
             }
-            // A new skill file in the folder would come first by depth, or
-            // by path at the same depth.
-            let first = |levels: u32| {
-                depth + levels < own.depth || (depth + levels == own.depth && order <= own.order)
-            };
-            match kind {
-                Kind::SkillFile => rank <= own.rank,
-                Kind::Folder => first(1),
-                Kind::Other => true,
+            if kind == Kind::SkillFile {
+                return rank <= own.rank;
             }
+            // A skill file in the folder, a level below it or more, would
+            // come first by depth, or by path at the same depth.
+            let below = depth.saturating_add(1);
+            below < own.depth || (below == own.depth && order <= own.order)
         };
         let mut picks = Vec::new();
         let mut r = Reader(self.entries);
@@ -1368,6 +1380,9 @@ impl<'a> View<'a> {
             last = anchor;
             for _ in 0..r.len()? {
                 let head = r.take(1)?[0];
+                if head & !(0x0f | STAMPED | ROOTLESS) != 0 {
+                    return None;
+                }
                 let kind = Kind::from_byte(head & 0x0f)?;
                 let inside = path_of(r.bytes()?)?;
                 let place = if head & ROOTLESS == 0 {
@@ -1447,7 +1462,11 @@ impl<'a> Reader<'a> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = self.take(1)?[0];
-            value |= u64::from(byte & 0x7f).checked_shl(shift)?;
+            // The tenth group holds the top bit only.
+            if shift == 63 && byte > 1 {
+                return None;
+            }
+            value |= u64::from(byte & 0x7f) << shift;
             if byte & 0x80 == 0 {
                 // One way to write each number: no trailing zero groups.
                 return (byte != 0 || shift == 0).then_some(value);
@@ -1703,6 +1722,10 @@ mod tests {
         assert_eq!(Reader(&[0x80, 0x80, 0x80, 0x80, 0x10]).u32(), None);
         assert_eq!(Reader(&[5, b'a']).bytes(), None);
         assert_eq!(Reader(&[0x80]).var(), None);
+        // A tenth group above the one bit left.
+        let mut over = vec![0x80; 9];
+        over.push(0x02);
+        assert_eq!(Reader(&over).var(), None);
     }
 
     #[test]

@@ -492,10 +492,11 @@ fn name_catalog(
                 } else {
                     String::new()
                 };
+                let skill = catalog.skills().first().map_or("", |s| s.id.as_str());
                 say!(
-                    "skilldex: name index: {} paths unchanged{others}, {} read from its file ({:.1} ms)",
+                    "skilldex: name index: {} paths unchanged{others}, skill {} read from its file ({:.1} ms)",
                     lookup.checked,
-                    crate::model::printable(target.trim()),
+                    crate::model::printable(skill),
                     started.elapsed().as_secs_f64() * 1000.0
                 );
             }
@@ -505,8 +506,8 @@ fn name_catalog(
             if verbose {
                 say!("skilldex: name index not used: {miss}");
             }
-            // A name the index does not have is answered by the whole
-            // catalog; nothing says the index is out of date.
+            // Misses that say nothing about the index being out of date
+            // are answered by the whole catalog, and the index is kept.
             if matches!(miss, Miss::NotIndexed | Miss::NotApplicable | Miss::Nested) {
                 return build(global, builder);
             }

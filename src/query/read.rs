@@ -166,6 +166,8 @@ pub struct LinkState {
 pub enum ReadError {
     #[error("the skill name is empty — name the skill to read (`skilldex list` shows them)")]
     EmptyName,
+    #[error("the name and path to read are {bytes} bytes long; they can be at most {MAX_TARGET_BYTES}, the longest path the system opens — name the skill and a file inside it")]
+    TooLong { bytes: usize },
     #[error("{}{}", unknown_skill_text(.name, .namespace), suggest(.suggestions))]
     UnknownSkill {
         /// The skill's name as passed, without its namespace.
@@ -807,9 +809,8 @@ fn nested_owner<'a>(
         if !folder.is_dir() {
             let rest = &parts[i + 1..];
             if !rest.is_empty() {
-                let whole = rest
-                    .iter()
-                    .fold(folder.clone(), |path, part| path.join(part));
+                let mut whole = folder.clone();
+                whole.extend(rest);
                 if super::files::left_out(root, skill, &whole).is_some() {
                     return Ok(None);
                 }
@@ -925,8 +926,16 @@ impl DisabledInside {
     }
 }
 
+/// The longest skill name and path inside it that `read` looks up:
+/// Linux's `PATH_MAX`, beyond which no path opens.
+pub const MAX_TARGET_BYTES: usize = 4096;
+
 /// Read what `request` asks for.
 pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, ReadError> {
+    let bytes = request.target.len() + request.path.as_ref().map_or(0, String::len);
+    if bytes > MAX_TARGET_BYTES {
+        return Err(ReadError::TooLong { bytes });
+    }
     let (skill, relative) = match &request.path {
         None => resolve_target(catalog, &request.target)?,
         Some(path) => {

@@ -1441,7 +1441,7 @@ fn a_symlinked_folder_at_the_depth_limit_is_reported_like_a_folder() {
 }
 
 #[test]
-fn a_very_long_path_after_a_name_is_refused_promptly() {
+fn a_very_long_path_after_a_name_is_answered_promptly() {
     // Each part of the path used to be checked for ignore rules from the
     // top again: 1,000 parts took 21 s. The hang guard stops the run.
     let temp = tempfile::tempdir().unwrap();
@@ -1451,8 +1451,14 @@ fn a_very_long_path_after_a_name_is_refused_promptly() {
         "tool/SKILL.md",
         skill_md("tool", "A tool. Use when testing."),
     );
-    let target = format!("tool/{}", vec!["tool"; 2000].join("/"));
+    // Under the system's longest path (4,096 bytes): looked up, not there.
+    let target = format!("tool/{}", vec!["x"; 2000].join("/"));
     let run = run_bounded(temp.path(), &["read", &target, "--root", s(&root)]);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stderr.contains("has no file"), "{run:?}");
+    // Past it: refused at once, saying how long it may be.
+    let target = format!("tool/{}", vec!["tool"; 20_000].join("/"));
+    let run = run_bounded(temp.path(), &["read", &target, "--root", s(&root)]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("at most 4096"), "{run:?}");
 }

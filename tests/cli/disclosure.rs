@@ -1469,14 +1469,16 @@ fn suggestions_name_each_skill_by_a_form_that_reads_it() {
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.stderr.matches("`ns/s`").count(), 1, "{run:?}");
     assert!(run.stderr.contains("`s`"), "{run:?}");
-    for suggested in ["s", "ns/s"] {
+    // Each suggestion reads the skill it stands for.
+    for (suggested, description) in [("s", "The winner"), ("ns/s", "The loser")] {
         let read = finish(
             skilldex()
-                .args(["read", suggested, "--root"])
+                .args(["read", suggested, "--raw", "--root"])
                 .arg(&root)
                 .output()
                 .unwrap(),
         );
         assert_eq!(read.code, 0, "{suggested}: {read:?}");
+        assert!(read.stdout.contains(description), "{suggested}: {read:?}");
     }
 }
