@@ -536,6 +536,13 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
+        // A plain name through the name index, as `read` does (a name with
+        // more after it is not a skill here, and only the whole catalog
+        // can suggest what it meant).
+        PathRead::NotAPath if !args.name.trim().trim_matches('/').contains('/') => (
+            name_catalog(&cli.global, &builder, &args.name)?,
+            args.name.clone(),
+        ),
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
     };
     let Some(skill) = catalog.get(&name) else {

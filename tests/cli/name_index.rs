@@ -132,6 +132,13 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
         &["read", "c/deep/other"],
         &["read", "gaol"],
         &["read", "gaol/x.md"],
+        // `show` by a plain name.
+        &["show", "goal"],
+        &["show", "goal", "--json"],
+        &["show", "filler-007"],
+        &["show", "other"],
+        &["show", "gaol"],
+        &["show", "b/goal"],
     ] {
         let indexed = read(&cache, &root, args);
         let scanned = read(Path::new("off"), &root, args);
@@ -160,6 +167,8 @@ fn a_hit_answers_exactly_as_a_whole_scan() {
         "{miss:?}"
     );
     assert_eq!(miss.code, 1);
+    let show = read(&cache, &root, &["-v", "show", "goal"]);
+    assert!(show.stderr.contains("paths unchanged"), "{show:?}");
     let nested = read(&cache, &root, &["-v", "read", "goal/inner/guide.md"]);
     assert!(nested.stderr.contains("nested skill"), "{nested:?}");
     // A path after the name: every path is checked (a new `ns/name`
