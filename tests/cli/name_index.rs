@@ -34,15 +34,17 @@ fn catalog(root: &Path) {
 /// `skilldex ARGS --root ROOT` with the index kept in `cache` ("off" for
 /// none).
 fn read(cache: &Path, root: &Path, args: &[&str]) -> Run {
-    finish(
-        skilldex()
-            .env("SKILLDEX_CACHE_DIR", cache)
-            .args(args)
-            .arg("--root")
-            .arg(root)
-            .output()
-            .expect("the skilldex binary runs"),
-    )
+    read_roots(cache, &[root], args)
+}
+
+/// `skilldex ARGS --root ROOT…`, one `--root` per root, in order.
+fn read_roots(cache: &Path, roots: &[&Path], args: &[&str]) -> Run {
+    let mut command = skilldex();
+    command.env("SKILLDEX_CACHE_DIR", cache).args(args);
+    for root in roots {
+        command.arg("--root").arg(root);
+    }
+    finish(command.output().expect("the skilldex binary runs"))
 }
 
 /// Wait until what was just written is old enough to be indexed (an index
@@ -655,18 +657,8 @@ fn an_earlier_root_is_checked_and_a_later_one_is_not() {
         "late/SKILL.md",
         "---\nname: late\ndescription: Late. Use when testing.\n---\n\nfrom second\n",
     );
-    let run = |cache: &Path, name: &str| {
-        finish(
-            skilldex()
-                .env("SKILLDEX_CACHE_DIR", cache)
-                .args(["-v", "read", name, "--root"])
-                .arg(&first)
-                .arg("--root")
-                .arg(&second)
-                .output()
-                .unwrap(),
-        )
-    };
+    let run =
+        |cache: &Path, name: &str| read_roots(cache, &[&first, &second], &["-v", "read", name]);
     let fresh_index = || {
         settle();
         let wrote = run(&cache, "late");
@@ -744,15 +736,7 @@ fn a_root_written_with_extra_slashes_or_a_dot_is_indexed_all_the_same() {
     settle();
     for spelling in ["//", "/.", "/"] {
         let given = format!("{}{spelling}", root.display());
-        let run = |cache: &Path| {
-            finish(
-                skilldex()
-                    .env("SKILLDEX_CACHE_DIR", cache)
-                    .args(["-v", "read", "goal", "--root", &given])
-                    .output()
-                    .unwrap(),
-            )
-        };
+        let run = |cache: &Path| read(cache, Path::new(&given), &["-v", "read", "goal"]);
         let first = run(&cache);
         assert!(
             first.stderr.contains("name index written"),
