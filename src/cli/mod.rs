@@ -452,6 +452,24 @@ fn name_cache(builder: &CatalogBuilder) -> Option<crate::catalog::name_index::Na
     Some(crate::catalog::name_index::NameCache::new(dir))
 }
 
+/// Where reads by name keep the name index for `builder`, or why they
+/// use none.
+fn name_index(
+    global: &GlobalArgs,
+    builder: &CatalogBuilder,
+) -> Result<crate::catalog::name_index::NameCache, &'static str> {
+    // Names in the configuration are checked against the whole catalog (a
+    // warning for those that match no skill).
+    let configured = settings(global)
+        .map(|s| !s.unknown_names(|_| false).is_empty())
+        .unwrap_or(true);
+    match name_cache(builder) {
+        None => Err("no cache folder (SKILLDEX_CACHE_DIR is off, HOME is unset, or the folder is inside a root)"),
+        Some(_) if configured => Err("the configuration names skills (enabled or disabled), which only the whole catalog can check"),
+        Some(cache) => Ok(cache),
+    }
+}
+
 /// The catalog to read the name `target` from. When the name index is
 /// current and knows the name, that is a catalog of the one skill (a few
 /// milliseconds, however large the catalog); otherwise the whole catalog,
@@ -462,21 +480,11 @@ fn name_catalog(
     target: &str,
 ) -> anyhow::Result<Catalog> {
     use crate::catalog::name_index::Miss;
-    // Names in the configuration are checked against the whole catalog (a
-    // warning for those that match no skill).
-    let configured = settings(global)
-        .map(|s| !s.unknown_names(|_| false).is_empty())
-        .unwrap_or(true);
     let verbose = global.verbose && !global.quiet;
-    let cache = match name_cache(builder) {
-        Some(cache) if !configured => cache,
-        cache => {
+    let cache = match name_index(global, builder) {
+        Ok(cache) => cache,
+        Err(why) => {
             if verbose {
-                let why = if cache.is_none() {
-                    "no cache folder (SKILLDEX_CACHE_DIR is off, HOME is unset, or the folder is inside a root)"
-                } else {
-                    "the configuration names skills (enabled or disabled), which only the whole catalog can check"
-                };
                 say!("skilldex: name index not used: {why}");
             }
             return build(global, builder);
@@ -486,7 +494,15 @@ fn name_catalog(
     let lookup = cache.lookup(builder, target);
     match lookup.result {
         Ok(catalog) => {
-            if verbose {
+            if verbose && lookup.vouched {
+                let skill = catalog.skills().first().map_or("", |s| s.id.as_str());
+                say!(
+                    "skilldex: name index: current, as a running `skilldex watch` vouches ({} paths watched), skill {} read from its file ({:.1} ms)",
+                    lookup.of,
+                    crate::model::printable(skill),
+                    started.elapsed().as_secs_f64() * 1000.0
+                );
+            } else if verbose {
                 let others = if lookup.checked < lookup.of {
                     format!(" (of {}; the others cannot change this answer)", lookup.of)
                 } else {

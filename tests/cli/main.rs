@@ -12,6 +12,8 @@ mod mcp;
 #[cfg(unix)]
 mod name_index;
 mod properties;
+#[cfg(target_os = "linux")]
+mod read_service;
 mod render;
 mod search;
 mod watch;

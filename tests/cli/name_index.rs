@@ -10,7 +10,7 @@ use std::time::Duration;
 /// A catalog large enough to be indexed: 520 filler skills three folders
 /// down, `a/other` and `b/goal` two folders down (so `a/...` wins a name
 /// clash with `b/goal`).
-fn catalog(root: &Path) {
+pub(super) fn catalog(root: &Path) {
     for i in 0..520 {
         let name = format!("filler-{i:03}");
         write(
@@ -33,7 +33,7 @@ fn catalog(root: &Path) {
 
 /// `skilldex ARGS --root ROOT` with the index kept in `cache` ("off" for
 /// none).
-fn read(cache: &Path, root: &Path, args: &[&str]) -> Run {
+pub(super) fn read(cache: &Path, root: &Path, args: &[&str]) -> Run {
     read_roots(cache, &[root], args)
 }
 
@@ -50,7 +50,7 @@ fn read_roots(cache: &Path, roots: &[&Path], args: &[&str]) -> Run {
 /// Wait until what was just written is old enough to be indexed (an index
 /// is written only when every path it stamps changed over two seconds
 /// before the scan).
-fn settle() {
+pub(super) fn settle() {
     std::thread::sleep(Duration::from_millis(2100));
 }
 

@@ -1,0 +1,651 @@
+//! The read service: a running `skilldex watch` vouches for the name
+//! index, so a read by name need not check its stamps.
+//!
+//! Checking an index costs one `stat` per path that could change the
+//! answer; for the last name of 10,000 skills in precedence order that is
+//! nearly every path (about 25 ms). A process that holds an inotify watch
+//! on every stamped path knows without looking whether any of them
+//! changed. So `watch` runs a [`ReadService`]: it puts a watch on every
+//! path the current index stamps (the file or folder itself, and its
+//! parent folder for the name), then checks every stamp once. From then
+//! on, as long as no watched path has had an event that could change a
+//! stamp, the index is current, and the service says so on a Unix socket
+//! next to the index file (`names-KEY.sock` in the cache folder).
+//!
+//! A read sends the index's key and checksum and waits at most
+//! [`PATIENCE`] for `clean`; anything else (no socket, a stopped `watch`,
+//! another index, an event since the check) and it checks the stamps
+//! itself, as without a service. Before answering, the service reads every
+//! event already queued: the kernel queues an inotify event before the
+//! call that made the change returns, so a change made before the read
+//! asked is always counted. The read still checks the roots and symlinks
+//! (their real paths and the folders on the way), which are few and not
+//! all under a watch.
+//!
+//! After a change the service waits for quiet, checks the index again
+//! and, when it is out of date, builds a new one (a whole scan, on its
+//! own thread; an index is only written once the changed paths are
+//! [`SETTLE`] old). Changes an inotify watch does not see are not
+//! vouched away: a file system mounted over a watched folder, and writes
+//! through a memory map (no editor saves that way). A symlink that leads
+//! nowhere cannot be watched for its target appearing: then the service
+//! does not vouch.
+//!
+//! [`SETTLE`]: super::SETTLE
+
+use super::NameCache;
+use crate::catalog::CatalogBuilder;
+use std::path::Path;
+use std::time::Duration;
+
+/// The first word of a request: which protocol the read speaks.
+const HELLO: &str = "skilldex-names-1";
+
+/// How long a read waits for the service to answer before it checks the
+/// stamps itself (a `watch` stopped with Ctrl-Z, or busy).
+pub(super) const PATIENCE: Duration = Duration::from_millis(100);
+
+/// What a read sends for the index of `key` with checksum `sum`.
+fn request(key: u64, sum: u64) -> String {
+    format!("{HELLO} {key:016x} {sum:016x}\n")
+}
+
+/// Whether a service answers at `socket` that the index of `key` with
+/// checksum `sum` is current.
+#[cfg(unix)]
+pub(super) fn vouched(socket: &Path, key: u64, sum: u64) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::os::unix::net::UnixStream::connect(socket) else {
+        return false;
+    };
+    if stream.set_read_timeout(Some(PATIENCE)).is_err()
+        || stream.set_write_timeout(Some(PATIENCE)).is_err()
+        || stream.write_all(request(key, sum).as_bytes()).is_err()
+    {
+        return false;
+    }
+    let mut answer = Vec::with_capacity(8);
+    let mut buffer = [0u8; 16];
+    while answer.len() < 16 && !answer.contains(&b'\n') {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+        }
+    }
+    answer == b"clean\n"
+}
+
+#[cfg(not(unix))]
+pub(super) fn vouched(_: &Path, _: u64, _: u64) -> bool {
+    false
+}
+
+/// What the service has to say, for `watch -v`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServiceNote {
+    /// Every path the index stamps is watched and was found unchanged:
+    /// reads by name are answered without checking them.
+    Vouching { paths: usize },
+    /// Reads check the stamps themselves, and why.
+    NotVouching(String),
+    /// The same, for want of inotify watches: a limit to raise.
+    Limit(String),
+}
+
+impl std::fmt::Display for ServiceNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServiceNote::Vouching { paths } => write!(
+                f,
+                "name index current and watched ({paths} paths): reads by name need not check it"
+            ),
+            ServiceNote::NotVouching(why) | ServiceNote::Limit(why) => {
+                write!(f, "reads by name check the name index themselves: {why}")
+            }
+        }
+    }
+}
+
+/// A running read service (see the module notes). Dropping it stops the
+/// service and removes its socket.
+pub struct ReadService {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    inner: linux::Running,
+}
+
+impl ReadService {
+    /// Start answering for the index `builder`'s catalog has in `cache`.
+    /// `notes` hears when the service starts or stops vouching. An error
+    /// says why there is no service: no index for these settings (see
+    /// [`NameCache::lookup`]), a system without inotify, a socket that
+    /// cannot be made, or another service answering already.
+    pub fn start(
+        cache: NameCache,
+        builder: CatalogBuilder,
+        notes: impl Fn(ServiceNote) + Send + 'static,
+    ) -> Result<ReadService, String> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            linux::Running::start(cache, builder, Box::new(notes))
+                .map(|inner| ReadService { inner })
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            let _ = (cache, builder, notes);
+            Err("reads are vouched for only on Linux".into())
+        }
+    }
+
+    /// Something under the roots changed: when not vouching, try again
+    /// (the catalog may have grown large enough for an index, say).
+    pub fn poke(&self) {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        self.inner.poke();
+    }
+
+    /// Where reads ask.
+    pub fn socket(&self) -> &Path {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            &self.inner.socket
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        {
+            Path::new("")
+        }
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod linux {
+    use super::super::{read_regular, NameCache, Pick, View, SETTLE};
+    use super::{request, ServiceNote, PATIENCE};
+    use crate::catalog::CatalogBuilder;
+    use inotify::{EventMask, Inotify, WatchMask};
+    use std::collections::{HashMap, HashSet};
+    use std::ffi::OsString;
+    use std::io::{Read, Write};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    use std::os::unix::net::{UnixListener, UnixStream};
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    use std::thread::JoinHandle;
+    use std::time::{Duration, Instant};
+
+    /// Quiet time after an event before the index is checked again.
+    const QUIET: Duration = Duration::from_millis(50);
+    /// Least time between two whole scans started by the service.
+    const BETWEEN_BUILDS: Duration = Duration::from_secs(1);
+
+    pub(super) struct Running {
+        pub(super) socket: PathBuf,
+        /// The socket file as bound: removed on drop only while it is
+        /// still this one.
+        identity: Option<(u64, u64)>,
+        stop: Arc<AtomicBool>,
+        pokes: UnixStream,
+        thread: Option<JoinHandle<()>>,
+    }
+
+    impl Running {
+        pub(super) fn start(
+            cache: NameCache,
+            builder: CatalogBuilder,
+            notes: Box<dyn Fn(ServiceNote) + Send>,
+        ) -> Result<Running, String> {
+            let key = builder
+                .index_key()
+                .ok_or("no name index is kept with disabled skills")?;
+            let socket = cache.socket_for(key);
+            let listener = bind(&socket)?;
+            let identity = std::fs::symlink_metadata(&socket)
+                .ok()
+                .map(|m| (m.dev(), m.ino()));
+            let (pokes, poked) = UnixStream::pair().map_err(|e| e.to_string())?;
+            pokes
+                .set_nonblocking(true)
+                .and_then(|()| poked.set_nonblocking(true))
+                .and_then(|()| listener.set_nonblocking(true))
+                .map_err(|e| e.to_string())?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut service = Service {
+                cache,
+                builder,
+                key,
+                listener,
+                poked,
+                watched: None,
+                clean: false,
+                next_try: Some(Instant::now()),
+                retry_once: true,
+                last_build: None,
+                building: None,
+                notes,
+                said: None,
+                stop: Arc::clone(&stop),
+                buffer: vec![0; 64 * 1024],
+            };
+            let thread = std::thread::Builder::new()
+                .name("skilldex-names".into())
+                .spawn(move || service.run())
+                .map_err(|e| e.to_string())?;
+            Ok(Running {
+                socket,
+                identity,
+                stop,
+                pokes,
+                thread: Some(thread),
+            })
+        }
+
+        pub(super) fn poke(&self) {
+            let _ = (&self.pokes).write(&[1]);
+        }
+    }
+
+    impl Drop for Running {
+        fn drop(&mut self) {
+            self.stop.store(true, Ordering::Relaxed);
+            self.poke();
+            if let Some(thread) = self.thread.take() {
+                let _ = thread.join();
+            }
+            let now = std::fs::symlink_metadata(&self.socket)
+                .ok()
+                .map(|m| (m.dev(), m.ino()));
+            if now.is_some() && now == self.identity {
+                let _ = std::fs::remove_file(&self.socket);
+            }
+        }
+    }
+
+    /// Listen at `socket`, in a private cache folder. A socket left by a
+    /// service that stopped is replaced; one that answers is not.
+    fn bind(socket: &Path) -> Result<UnixListener, String> {
+        let shown = || socket.display().to_string();
+        if let Some(dir) = socket.parent() {
+            let mut folder = std::fs::DirBuilder::new();
+            folder.recursive(true);
+            std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+            folder
+                .create(dir)
+                .map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        }
+        match UnixListener::bind(socket) {
+            Ok(listener) => Ok(listener),
+            Err(error) if error.kind() == std::io::ErrorKind::AddrInUse => {
+                if UnixStream::connect(socket).is_ok() {
+                    return Err(format!(
+                        "another `skilldex watch` answers for these roots at {}",
+                        shown()
+                    ));
+                }
+                // Only a socket is replaced, never a file put there.
+                let stale =
+                    std::fs::symlink_metadata(socket).is_ok_and(|m| m.file_type().is_socket());
+                if !stale {
+                    return Err(format!("{} is in the way (not a socket)", shown()));
+                }
+                let _ = std::fs::remove_file(socket);
+                UnixListener::bind(socket).map_err(|e| format!("cannot listen at {}: {e}", shown()))
+            }
+            Err(error) => Err(format!("cannot listen at {}: {error}", shown())),
+        }
+    }
+
+    /// The watches on one index's paths.
+    struct Watched {
+        inotify: Inotify,
+        /// Per watch, the names inside it whose every event counts.
+        names: HashMap<i32, HashSet<OsString>>,
+        sum: u64,
+        paths: usize,
+    }
+
+    struct Service {
+        cache: NameCache,
+        builder: CatalogBuilder,
+        key: u64,
+        listener: UnixListener,
+        poked: UnixStream,
+        watched: Option<Watched>,
+        /// Every stamp was found unchanged, and no watch has had an event
+        /// that counts since.
+        clean: bool,
+        /// When to check the index again.
+        next_try: Option<Instant>,
+        /// A build that wrote no index is tried once more after
+        /// [`SETTLE`] (the usual reason: a path changed too recently).
+        retry_once: bool,
+        last_build: Option<Instant>,
+        /// A whole scan on its own thread: true when it wrote an index.
+        building: Option<mpsc::Receiver<bool>>,
+        notes: Box<dyn Fn(ServiceNote) + Send>,
+        said: Option<ServiceNote>,
+        stop: Arc<AtomicBool>,
+        buffer: Vec<u8>,
+    }
+
+    impl Service {
+        fn run(&mut self) {
+            use rustix::event::{poll, PollFd, PollFlags, Timespec};
+            while !self.stop.load(Ordering::Relaxed) {
+                let now = Instant::now();
+                let wait = if self.building.is_some() {
+                    Duration::from_millis(20)
+                } else {
+                    self.next_try.map_or(Duration::from_secs(3600), |t| {
+                        t.saturating_duration_since(now)
+                    })
+                };
+                let timeout = Timespec {
+                    tv_sec: i64::try_from(wait.as_secs()).unwrap_or(i64::MAX),
+                    tv_nsec: i64::from(wait.subsec_nanos()),
+                };
+                {
+                    let mut fds = vec![
+                        PollFd::new(&self.listener, PollFlags::IN),
+                        PollFd::new(&self.poked, PollFlags::IN),
+                    ];
+                    if let Some(watched) = &self.watched {
+                        fds.push(PollFd::new(&watched.inotify, PollFlags::IN));
+                    }
+                    // Interrupted or not, everything below looks for itself.
+                    let _ = poll(&mut fds, Some(&timeout));
+                }
+                if self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut poke = [0u8; 64];
+                let mut poked = false;
+                while matches!((&self.poked).read(&mut poke), Ok(n) if n > 0) {
+                    poked = true;
+                }
+                if poked && !self.clean {
+                    self.retry_once = true;
+                    self.schedule(QUIET);
+                }
+                self.drain();
+                while let Ok((stream, _)) = self.listener.accept() {
+                    self.answer(stream);
+                }
+                if let Some(building) = &self.building {
+                    match building.try_recv() {
+                        Ok(wrote) => {
+                            self.building = None;
+                            if wrote {
+                                self.schedule(Duration::ZERO);
+                            } else if std::mem::take(&mut self.retry_once) {
+                                self.schedule(SETTLE + QUIET);
+                            }
+                        }
+                        Err(mpsc::TryRecvError::Disconnected) => self.building = None,
+                        Err(mpsc::TryRecvError::Empty) => {}
+                    }
+                }
+                let due = self.next_try.is_some_and(|t| t <= Instant::now());
+                if due && !self.clean && self.building.is_none() {
+                    self.next_try = None;
+                    self.adopt();
+                }
+            }
+        }
+
+        /// Check the index again after `after` (sooner if already due).
+        fn schedule(&mut self, after: Duration) {
+            let at = Instant::now() + after;
+            self.next_try = Some(self.next_try.map_or(at, |t| t.max(at)));
+        }
+
+        fn say(&mut self, note: ServiceNote) {
+            if self.said.as_ref() != Some(&note) {
+                (self.notes)(note.clone());
+                self.said = Some(note);
+            }
+        }
+
+        /// Read every queued event; one that could change a stamp ends
+        /// vouching until the index is checked again.
+        fn drain(&mut self) {
+            let Some(watched) = &mut self.watched else {
+                return;
+            };
+            if !drain(watched, &mut self.buffer) {
+                return;
+            }
+            if self.clean {
+                self.clean = false;
+                self.say(ServiceNote::NotVouching(
+                    "a watched path changed; checking again once it is quiet".into(),
+                ));
+            }
+            // Wait for quiet: each event pushes the check back.
+            self.next_try = Some(Instant::now() + QUIET);
+        }
+
+        /// Answer one read.
+        fn answer(&mut self, mut stream: UnixStream) {
+            if stream.set_nonblocking(false).is_err()
+                || stream.set_read_timeout(Some(PATIENCE)).is_err()
+                || stream.set_write_timeout(Some(PATIENCE)).is_err()
+            {
+                return;
+            }
+            let mut asked = Vec::with_capacity(64);
+            let mut buffer = [0u8; 64];
+            while asked.len() < 128 && !asked.contains(&b'\n') {
+                match stream.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => asked.extend_from_slice(&buffer[..n]),
+                }
+            }
+            // Every change made before the read asked is queued by now.
+            self.drain();
+            let current = match &self.watched {
+                Some(watched) if self.clean => asked == request(self.key, watched.sum).as_bytes(),
+                _ => false,
+            };
+            let _ = stream.write_all(if current { b"clean\n" } else { b"unknown\n" });
+        }
+
+        /// Watch every path of the saved index, then check every stamp;
+        /// vouch when all match and nothing moved meanwhile. An index that
+        /// is missing or out of date is built again.
+        fn adopt(&mut self) {
+            self.watched = None;
+            self.clean = false;
+            let bytes = match read_regular(&self.cache.file_for(self.key)) {
+                Ok(Some(bytes)) => bytes,
+                _ => return self.build("no name index yet".into()),
+            };
+            let Some(view) = View::decode(&bytes, self.key) else {
+                return self.build("the name index is damaged or from another version".into());
+            };
+            let Some(picks) = view.bearing_on(None) else {
+                return self.build("the name index is damaged".into());
+            };
+            let mut watched = match watch_all(&view, &picks) {
+                Ok(watched) => watched,
+                Err(Unwatched::Limit(why)) => return self.say(ServiceNote::Limit(why)),
+                Err(Unwatched::Other(why)) => return self.say(ServiceNote::NotVouching(why)),
+            };
+            // What happened while the watches were put in place is in the
+            // stamps checked now.
+            drain(&mut watched, &mut self.buffer);
+            if let Some(changed) = view.first_change(&picks) {
+                let changed = super::super::printable(&changed);
+                return self.build(format!(
+                    "{changed} changed since the name index was written"
+                ));
+            }
+            // A change while checking: a stamp may have been read before it.
+            if drain(&mut watched, &mut self.buffer) {
+                self.watched = Some(watched);
+                self.next_try = Some(Instant::now() + QUIET);
+                return;
+            }
+            let paths = watched.paths;
+            self.watched = Some(watched);
+            self.clean = true;
+            self.say(ServiceNote::Vouching { paths });
+        }
+
+        /// Scan the whole catalog on another thread, which writes a new
+        /// index when it can.
+        fn build(&mut self, why: String) {
+            self.say(ServiceNote::NotVouching(why));
+            if let Some(last) = self.last_build {
+                if last.elapsed() < BETWEEN_BUILDS {
+                    self.next_try = Some(last + BETWEEN_BUILDS);
+                    return;
+                }
+            }
+            self.last_build = Some(Instant::now());
+            let (done, building) = mpsc::channel();
+            let (cache, builder) = (self.cache.clone(), self.builder.clone());
+            let spawned = std::thread::Builder::new()
+                .name("skilldex-names-scan".into())
+                .spawn(move || {
+                    let wrote = cache.build(&builder).is_ok_and(|saved| saved.index.is_ok());
+                    let _ = done.send(wrote);
+                });
+            if spawned.is_ok() {
+                self.building = Some(building);
+            }
+        }
+    }
+
+    /// Read every queued event of `watched`: true when one could change a
+    /// stamp (or the queue overflowed, or reading failed).
+    fn drain(watched: &mut Watched, buffer: &mut [u8]) -> bool {
+        let mut counts = false;
+        loop {
+            match watched.inotify.read_events(buffer) {
+                Ok(events) => {
+                    for event in events {
+                        counts |= event_counts(&watched.names, &event);
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return counts,
+                Err(_) => return true,
+            }
+        }
+    }
+
+    /// Whether an event could change a stamp: anything that happened to a
+    /// watched file or folder itself (written, attributes, moved, removed,
+    /// unmounted), a name added, removed or renamed in a watched folder
+    /// (its modification time moves), anything to a name watched in its
+    /// folder, and an overflowed queue. A file inside a watched folder
+    /// written or touched does not count by itself: a stamped file has its
+    /// own watch.
+    fn event_counts(
+        names: &HashMap<i32, HashSet<OsString>>,
+        event: &inotify::Event<&std::ffi::OsStr>,
+    ) -> bool {
+        if event.mask.contains(EventMask::Q_OVERFLOW) {
+            return true;
+        }
+        let Some(name) = event.name else {
+            return true;
+        };
+        let binding =
+            EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
+        event.mask.intersects(binding)
+            || names
+                .get(&event.wd.get_watch_descriptor_id())
+                .is_some_and(|names| names.contains(name))
+    }
+
+    /// Why the paths of an index could not all be watched.
+    enum Unwatched {
+        /// The per-user limit on inotify watches.
+        Limit(String),
+        Other(String),
+    }
+
+    /// Watch every path `picks` names: the file or folder itself, and its
+    /// folder for its name; a path missing at the scan, through the
+    /// nearest folder on its way that exists.
+    fn watch_all(view: &View<'_>, picks: &[Pick<'_>]) -> Result<Watched, Unwatched> {
+        let inotify = Inotify::init()
+            .map_err(|e| Unwatched::Other(format!("inotify is not available: {e}")))?;
+        let mut watches = inotify.watches();
+        let mask = WatchMask::MODIFY
+            | WatchMask::ATTRIB
+            | WatchMask::CLOSE_WRITE
+            | WatchMask::CREATE
+            | WatchMask::DELETE
+            | WatchMask::MOVED_FROM
+            | WatchMask::MOVED_TO
+            | WatchMask::DELETE_SELF
+            | WatchMask::MOVE_SELF;
+        let mut names: HashMap<i32, HashSet<OsString>> = HashMap::new();
+        // Folders watched already, by path: most are the folder of many.
+        let mut folders: HashMap<PathBuf, i32> = HashMap::new();
+        let mut add = |path: &Path, folders: &mut HashMap<PathBuf, i32>| {
+            if let Some(&wd) = folders.get(path) {
+                return Ok(wd);
+            }
+            let wd = watches.add(path, mask)?.get_watch_descriptor_id();
+            folders.insert(path.to_path_buf(), wd);
+            Ok::<i32, std::io::Error>(wd)
+        };
+        let explain = |path: &Path, error: std::io::Error| {
+            if error.raw_os_error() == Some(28) {
+                // ENOSPC: the per-user limit on watches.
+                Unwatched::Limit(format!(
+                    "the inotify watch limit is reached at {} (raise fs.inotify.max_user_watches, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`)",
+                    super::super::printable(path)
+                ))
+            } else {
+                Unwatched::Other(format!(
+                    "cannot watch {}: {error}",
+                    super::super::printable(path)
+                ))
+            }
+        };
+        for pick in picks {
+            let path = view.path(pick);
+            let mut child = path.as_path();
+            if pick.stamp.is_some() {
+                add(&path, &mut folders).map_err(|e| explain(&path, e))?;
+            } else if std::fs::symlink_metadata(&path).is_ok() {
+                // There, but not to `stat`: a symlink leading nowhere,
+                // whose target may appear anywhere.
+                return Err(Unwatched::Other(format!(
+                    "{} could not be read when the index was written (a symlink leading nowhere?)",
+                    super::super::printable(&path)
+                )));
+            }
+            // Its name in its folder; for a missing path, the first name
+            // on its way that is missing, in the folder that is there.
+            while let (Some(name), Some(parent)) = (child.file_name(), child.parent()) {
+                let parent = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+                match add(parent, &mut folders) {
+                    Ok(wd) => {
+                        names.entry(wd).or_default().insert(name.to_os_string());
+                        break;
+                    }
+                    Err(error)
+                        if pick.stamp.is_none() && error.kind() == std::io::ErrorKind::NotFound =>
+                    {
+                        child = parent;
+                    }
+                    Err(error) => return Err(explain(parent, error)),
+                }
+            }
+        }
+        Ok(Watched {
+            inotify,
+            names,
+            sum: view.sum,
+            paths: picks.len(),
+        })
+    }
+}

@@ -1,0 +1,246 @@
+//! `read NAME` while `skilldex watch` runs on the same roots: the watch
+//! vouches for the name index, so reads skip its checks; a change made
+//! before a read is seen by that read, whichever way it was made; a watch
+//! that is stopped, killed or gone is not relied on.
+
+use super::name_index::{catalog, read, settle};
+use super::{skilldex, write, Run};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+/// How long a watch may take to vouch (a whole scan, and the two seconds
+/// an index waits after a change) on a slow machine.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// What `watch -v` says each time it starts vouching.
+const VOUCHING: &str = "reads by name need not check it";
+
+/// A running `skilldex watch -v`, its stderr lines arriving on a channel.
+struct Watch {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Watch {
+    fn start(cache: &Path, root: &Path) -> Watch {
+        let mut child = skilldex()
+            .env("SKILLDEX_CACHE_DIR", cache)
+            .args(["watch", "-v", "--root"])
+            .arg(root)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("skilldex watch starts");
+        let stderr = child.stderr.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Wait until the watch says it vouches (again).
+    fn vouching(&mut self) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.contains(VOUCHING);
+                    self.seen.push(line);
+                    if done {
+                        return;
+                    }
+                }
+                Err(_) => panic!(
+                    "the watch did not vouch for the index; it said:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Ctrl-C, and wait for the exit.
+    fn interrupt(mut self) {
+        self.signal("-INT");
+        let deadline = Instant::now() + PATIENCE;
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "watch did not stop on Ctrl-C");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        self.signal("-CONT");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether a `read -v` took the watch's word for the index.
+fn vouched(run: &Run) -> bool {
+    run.stderr.contains("as a running `skilldex watch` vouches")
+}
+
+/// `read goal -v` through the index, checked against a whole scan: the
+/// same stdout, exit code and (past the `-v` lines) stderr.
+fn read_goal(cache: &Path, root: &Path) -> Run {
+    let indexed = read(cache, root, &["-v", "read", "goal"]);
+    let scanned = read(Path::new("off"), root, &["read", "goal"]);
+    assert_eq!(indexed.code, 0, "{indexed:?}");
+    assert_eq!(indexed.code, scanned.code, "{indexed:?}\n{scanned:?}");
+    assert_eq!(indexed.stdout, scanned.stdout, "{indexed:?}");
+    indexed
+}
+
+/// The socket a watch answers at, in the cache folder.
+fn socket(cache: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(cache)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "sock"))
+}
+
+#[test]
+fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    settle();
+    let mut watch = Watch::start(&cache, &root);
+    watch.vouching();
+    let first = read_goal(&cache, &root);
+    assert!(vouched(&first), "{first:?}");
+    assert!(first.stdout.contains("from b/goal"), "{first:?}");
+
+    // An edit in place (the same file, no rename) gives `a/other`, which
+    // comes first, the name: the very next read sees it.
+    let other = root.join("a/other/SKILL.md");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&other)
+        .unwrap();
+    file.write_all(
+        b"---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom a/other in place\n",
+    )
+    .unwrap();
+    drop(file);
+    let taken = read_goal(&cache, &root);
+    assert!(!vouched(&taken), "{taken:?}");
+    assert!(taken.stdout.contains("from a/other in place"), "{taken:?}");
+
+    // Once it is quiet the watch writes a new index and vouches for it.
+    watch.vouching();
+    let again = read_goal(&cache, &root);
+    assert!(vouched(&again), "{again:?}");
+    assert!(again.stdout.contains("from a/other in place"), "{again:?}");
+
+    // A new folder whose skill comes before both (`0/` sorts before `a/`).
+    write(
+        &root,
+        "0/goal/SKILL.md",
+        "---\nname: goal\ndescription: New. Use when testing.\n---\n\nfrom 0/goal\n",
+    );
+    let new = read_goal(&cache, &root);
+    assert!(!vouched(&new), "{new:?}");
+    assert!(new.stdout.contains("from 0/goal"), "{new:?}");
+}
+
+#[test]
+fn a_write_through_a_hard_link_outside_the_roots_is_seen() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    // The same file as `a/other/SKILL.md`, by a name no watched folder holds.
+    let alias = temp.path().join("alias.md");
+    std::fs::hard_link(root.join("a/other/SKILL.md"), &alias).unwrap();
+    settle();
+    let mut watch = Watch::start(&cache, &root);
+    watch.vouching();
+    assert!(vouched(&read_goal(&cache, &root)));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&alias)
+        .unwrap();
+    file.write_all(
+        b"---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom the alias\n",
+    )
+    .unwrap();
+    drop(file);
+    let taken = read_goal(&cache, &root);
+    assert!(!vouched(&taken), "{taken:?}");
+    assert!(taken.stdout.contains("from the alias"), "{taken:?}");
+}
+
+#[test]
+fn a_stopped_or_killed_watch_is_not_relied_on() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
+    catalog(&root);
+    settle();
+    let mut watch = Watch::start(&cache, &root);
+    watch.vouching();
+    assert!(vouched(&read_goal(&cache, &root)));
+
+    // Stopped (Ctrl-Z): the read gives up waiting and checks for itself,
+    // and sees a change the stopped watch has not read.
+    watch.signal("-STOP");
+    write(
+        &root,
+        "0/goal/SKILL.md",
+        "---\nname: goal\ndescription: New. Use when testing.\n---\n\nfrom 0/goal\n",
+    );
+    let stopped = read_goal(&cache, &root);
+    assert!(!vouched(&stopped), "{stopped:?}");
+    assert!(stopped.stdout.contains("from 0/goal"), "{stopped:?}");
+    watch.signal("-CONT");
+    watch.vouching();
+    assert!(vouched(&read_goal(&cache, &root)));
+
+    // Killed: its socket stays behind and nobody answers there.
+    watch.signal("-KILL");
+    let _ = watch.child.wait();
+    let left = socket(&cache).expect("a killed watch leaves its socket");
+    let unanswered = read_goal(&cache, &root);
+    assert!(!vouched(&unanswered), "{unanswered:?}");
+    assert!(
+        unanswered.stderr.contains("paths unchanged"),
+        "{unanswered:?}"
+    );
+
+    // A new watch takes the place of the dead one's socket.
+    let mut next = Watch::start(&cache, &root);
+    next.vouching();
+    assert!(vouched(&read_goal(&cache, &root)));
+    next.interrupt();
+    assert!(!left.exists(), "a watch that stops removes its socket");
+}
