@@ -76,3 +76,25 @@ hyperfine --warmup 3 --runs "$RUNS" -N \
     "$SKILLDEX read $last --section '$last_section' --root $CORPUS" \
     "env SKILLDEX_CACHE_DIR=off $SKILLDEX read $first --section '$first_section' --root $CORPUS" \
     "$SKILLDEX read $(realpath "$skill_file") --section '$first_section' --root $CORPUS"
+
+# The same reads by name while `skilldex watch` runs on the corpus: it
+# watches every path the index stamps and vouches that none changed, so a
+# read checks only the roots (see README, "The name index").
+watch_err=target/bench/watch-service.err
+"$SKILLDEX" watch -v --root "$CORPUS" >/dev/null 2>"$watch_err" &
+watch_pid=$!
+trap 'kill -INT "$watch_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 600); do
+    grep -q 'need not check it' "$watch_err" && break
+    sleep 0.1
+done
+grep -q 'need not check it' "$watch_err" \
+    || { echo "disclosure.sh: the watch did not vouch for the index:" >&2; cat "$watch_err" >&2; exit 2; }
+hyperfine --warmup 3 --runs "$RUNS" -N \
+    --export-markdown target/bench/read-watch.md \
+    "$SKILLDEX read $first --section '$first_section' --root $CORPUS" \
+    "$SKILLDEX read $middle --section '$middle_section' --root $CORPUS" \
+    "$SKILLDEX read $last --section '$last_section' --root $CORPUS"
+kill -INT "$watch_pid"
+wait "$watch_pid" || true
+trap - EXIT

@@ -39,6 +39,10 @@
 //! index for catalogs with disabled skills, under [`MIN_SKILL_FILES`]
 //! skills, or on network file systems (whose `stat` may answer from a
 //! cache); and only on Linux, where this was tested.
+//!
+//! While `skilldex watch` runs on the same roots, it watches every stamped
+//! path and vouches that none changed: a read that gets its word checks
+//! only the roots and links ([`ReadService`], in `watch.rs`).
 
 mod watch;
 
@@ -1135,7 +1139,6 @@ const ROOTLESS: u8 = 0x20;
 struct Pick<'a> {
     /// Its place among all entries.
     index: u32,
-    kind: Kind,
     anchor: u32,
     inside: &'a Path,
     /// The stamp's digest.
@@ -1424,7 +1427,6 @@ impl<'a> View<'a> {
                 if bears(index, kind, place) {
                     picks.push(Pick {
                         index,
-                        kind,
                         anchor,
                         inside,
                         stamp,
@@ -1646,7 +1648,6 @@ mod tests {
         assert_eq!(view.routes, built.routes);
         let pick = |index, inside, stamp| Pick {
             index,
-            kind: Kind::Other,
             anchor: 0,
             inside: Path::new(inside),
             stamp,
