@@ -159,7 +159,7 @@ impl ReadService {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use super::super::{read_regular, NameCache, Pick, View, SETTLE};
-    use super::{request, ServiceNote, PATIENCE};
+    use super::{request, ServiceNote, HELLO, PATIENCE};
     use crate::catalog::CatalogBuilder;
     use inotify::{EventMask, Inotify, WatchMask};
     use std::collections::{HashMap, HashSet};
@@ -301,6 +301,16 @@ mod linux {
         names: HashMap<i32, HashSet<OsString>>,
         sum: u64,
         paths: usize,
+        /// The index file as read (see [`file_identity`]).
+        file: Option<FileIdentity>,
+    }
+
+    /// What tells one index file from the next written in its place.
+    type FileIdentity = (u64, u64, i64, i64, u64);
+
+    fn file_identity(path: &Path) -> Option<FileIdentity> {
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.size()))
     }
 
     struct Service {
@@ -447,6 +457,22 @@ mod linux {
                 _ => false,
             };
             let _ = stream.write_all(if current { b"clean\n" } else { b"unknown\n" });
+            // A read that loaded another index than the one vouched for:
+            // a scan wrote a new one (the same catalog, maybe other bytes).
+            // Take that one once it is there, or reads would all check.
+            let same_key = asked.starts_with(format!("{HELLO} {:016x} ", self.key).as_bytes());
+            if self.clean && !current && same_key {
+                let moved = self.watched.as_ref().is_some_and(|watched| {
+                    watched.file != file_identity(&self.cache.file_for(self.key))
+                });
+                if moved {
+                    self.clean = false;
+                    self.say(ServiceNote::NotVouching(
+                        "a new name index was written".into(),
+                    ));
+                    self.next_try = Some(Instant::now());
+                }
+            }
         }
 
         /// Watch every path of the saved index, then check every stamp;
@@ -455,6 +481,7 @@ mod linux {
         fn adopt(&mut self) {
             self.watched = None;
             self.clean = false;
+            let file = file_identity(&self.cache.file_for(self.key));
             let bytes = match read_regular(&self.cache.file_for(self.key)) {
                 Ok(Some(bytes)) => bytes,
                 _ => return self.build("no name index yet".into()),
@@ -466,7 +493,7 @@ mod linux {
                 return self.build("the name index is damaged".into());
             };
             let mut watched = match watch_all(&view, &picks) {
-                Ok(watched) => watched,
+                Ok(watched) => Watched { file, ..watched },
                 Err(Unwatched::Limit(why)) => return self.say(ServiceNote::Limit(why)),
                 Err(Unwatched::Other(why)) => return self.say(ServiceNote::NotVouching(why)),
             };
@@ -646,6 +673,7 @@ mod linux {
             names,
             sum: view.sum,
             paths: picks.len(),
+            file: None,
         })
     }
 }
