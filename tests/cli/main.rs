@@ -65,6 +65,24 @@ pub fn skilldex() -> Command {
     command
 }
 
+/// The lines `reader` gives (a child's stdout or stderr), each sent on
+/// the returned channel as it arrives, from a thread of its own.
+pub fn line_channel(
+    reader: impl std::io::Read + Send + 'static,
+) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(reader).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 pub fn finish(output: Output) -> Run {
     Run {
         code: output.status.code().unwrap_or(-1),

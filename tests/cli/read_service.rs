@@ -4,11 +4,11 @@
 //! that is stopped, killed or gone is not relied on.
 
 use super::name_index::{catalog, read, settle};
-use super::{skilldex, write, Run};
-use std::io::{BufRead, Write};
+use super::{line_channel, skilldex, write, Run};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// How long a watch may take to vouch (a whole scan, and the two seconds
@@ -35,16 +35,7 @@ impl Watch {
             .stderr(Stdio::piped())
             .spawn()
             .expect("skilldex watch starts");
-        let stderr = child.stderr.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = line_channel(child.stderr.take().unwrap());
         Watch {
             child,
             lines,
@@ -119,6 +110,17 @@ fn read_goal(cache: &Path, root: &Path) -> Run {
     indexed
 }
 
+/// Write `content` into the file at `path` itself (no new file renamed
+/// into place, as editors' atomic saves do).
+fn write_in_place(path: &Path, content: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    file.write_all(content.as_bytes()).unwrap();
+}
+
 /// The socket a watch answers at, in the cache folder.
 fn socket(cache: &Path) -> Option<PathBuf> {
     std::fs::read_dir(cache)
@@ -142,17 +144,10 @@ fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
 
     // An edit in place (the same file, no rename) gives `a/other`, which
     // comes first, the name: the very next read sees it.
-    let other = root.join("a/other/SKILL.md");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&other)
-        .unwrap();
-    file.write_all(
-        b"---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom a/other in place\n",
-    )
-    .unwrap();
-    drop(file);
+    write_in_place(
+        &root.join("a/other/SKILL.md"),
+        "---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom a/other in place\n",
+    );
     let taken = read_goal(&cache, &root);
     assert!(!vouched(&taken), "{taken:?}");
     assert!(taken.stdout.contains("from a/other in place"), "{taken:?}");
@@ -186,16 +181,10 @@ fn a_write_through_a_hard_link_outside_the_roots_is_seen() {
     let mut watch = Watch::start(&cache, &root);
     watch.vouching();
     assert!(vouched(&read_goal(&cache, &root)));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&alias)
-        .unwrap();
-    file.write_all(
-        b"---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom the alias\n",
-    )
-    .unwrap();
-    drop(file);
+    write_in_place(
+        &alias,
+        "---\nname: goal\ndescription: Taken. Use when testing.\n---\n\nfrom the alias\n",
+    );
     let taken = read_goal(&cache, &root);
     assert!(!vouched(&taken), "{taken:?}");
     assert!(taken.stdout.contains("from the alias"), "{taken:?}");

@@ -5,9 +5,8 @@
 use super::live::{put, Session};
 use super::*;
 use skilldex::query::{self, DirectorySession, RenderOptions};
-use std::io::BufRead;
 use std::process::{Child, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -29,16 +28,7 @@ impl Watch {
             .stderr(Stdio::piped())
             .spawn()
             .expect("skilldex watch starts");
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = line_channel(child.stdout.take().unwrap());
         Watch {
             child,
             lines,

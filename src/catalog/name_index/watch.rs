@@ -54,7 +54,7 @@ fn request(key: u64, sum: u64) -> String {
 /// checksum `sum` is current.
 #[cfg(unix)]
 pub(super) fn vouched(socket: &Path, key: u64, sum: u64) -> bool {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let Ok(mut stream) = std::os::unix::net::UnixStream::connect(socket) else {
         return false;
     };
@@ -64,15 +64,22 @@ pub(super) fn vouched(socket: &Path, key: u64, sum: u64) -> bool {
     {
         return false;
     }
-    let mut answer = Vec::with_capacity(8);
-    let mut buffer = [0u8; 16];
-    while answer.len() < 16 && !answer.contains(&b'\n') {
-        match stream.read(&mut buffer) {
+    read_line(&mut stream, 16) == b"clean\n"
+}
+
+/// What `stream` sends up to a newline (kept), at most about `most` bytes;
+/// less on an error or a timeout.
+#[cfg(unix)]
+fn read_line(stream: &mut impl std::io::Read, most: usize) -> Vec<u8> {
+    let mut line = Vec::with_capacity(most);
+    let mut buffer = [0u8; 64];
+    while line.len() < most && !line.contains(&b'\n') {
+        match stream.read(&mut buffer[..(most - line.len()).min(64)]) {
             Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Ok(n) => line.extend_from_slice(&buffer[..n]),
         }
     }
-    answer == b"clean\n"
+    line
 }
 
 #[cfg(not(unix))]
@@ -159,12 +166,12 @@ impl ReadService {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use super::super::{read_regular, NameCache, Pick, View, SETTLE};
-    use super::{request, ServiceNote, HELLO, PATIENCE};
+    use super::{read_line, request, ServiceNote, HELLO, PATIENCE};
     use crate::catalog::CatalogBuilder;
     use inotify::{EventMask, Inotify, WatchMask};
     use std::collections::{HashMap, HashSet};
     use std::ffi::OsString;
-    use std::io::{Read, Write};
+    use std::io::{Read as _, Write};
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     use std::os::unix::net::{UnixListener, UnixStream};
     use std::path::{Path, PathBuf};
@@ -402,7 +409,8 @@ mod linux {
             }
         }
 
-        /// Check the index again after `after` (sooner if already due).
+        /// Check the index again after `after`, or later if a later check
+        /// is set already (a stream of events keeps pushing it back).
         fn schedule(&mut self, after: Duration) {
             let at = Instant::now() + after;
             self.next_try = Some(self.next_try.map_or(at, |t| t.max(at)));
@@ -442,14 +450,7 @@ mod linux {
             {
                 return;
             }
-            let mut asked = Vec::with_capacity(64);
-            let mut buffer = [0u8; 64];
-            while asked.len() < 128 && !asked.contains(&b'\n') {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => asked.extend_from_slice(&buffer[..n]),
-                }
-            }
+            let asked = read_line(&mut stream, 128);
             // Every change made before the read asked is queued by now.
             self.drain();
             let current = match &self.watched {
