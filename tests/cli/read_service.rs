@@ -94,6 +94,22 @@ impl Drop for Watch {
     }
 }
 
+/// A catalog to be indexed in `temp`: its root and cache folder.
+fn indexed_catalog(temp: &Path) -> (PathBuf, PathBuf) {
+    let (root, cache) = (temp.join("root"), temp.join("cache"));
+    catalog(&root);
+    (root, cache)
+}
+
+/// A watch on `root` that vouches for its index (once every file is old
+/// enough to be indexed).
+fn watching(cache: &Path, root: &Path) -> Watch {
+    settle();
+    let mut watch = Watch::start(cache, root);
+    watch.vouching();
+    watch
+}
+
 /// Whether a `read -v` took the watch's word for the index.
 fn vouched(run: &Run) -> bool {
     run.stderr.contains("as a running `skilldex watch` vouches")
@@ -133,11 +149,8 @@ fn socket(cache: &Path) -> Option<PathBuf> {
 #[test]
 fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
     let temp = tempfile::tempdir().unwrap();
-    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
-    catalog(&root);
-    settle();
-    let mut watch = Watch::start(&cache, &root);
-    watch.vouching();
+    let (root, cache) = indexed_catalog(temp.path());
+    let mut watch = watching(&cache, &root);
     let first = read_goal(&cache, &root);
     assert!(vouched(&first), "{first:?}");
     assert!(first.stdout.contains("from b/goal"), "{first:?}");
@@ -172,14 +185,11 @@ fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
 #[test]
 fn a_write_through_a_hard_link_outside_the_roots_is_seen() {
     let temp = tempfile::tempdir().unwrap();
-    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
-    catalog(&root);
+    let (root, cache) = indexed_catalog(temp.path());
     // The same file as `a/other/SKILL.md`, by a name no watched folder holds.
     let alias = temp.path().join("alias.md");
     std::fs::hard_link(root.join("a/other/SKILL.md"), &alias).unwrap();
-    settle();
-    let mut watch = Watch::start(&cache, &root);
-    watch.vouching();
+    let _watch = watching(&cache, &root);
     assert!(vouched(&read_goal(&cache, &root)));
     write_in_place(
         &alias,
@@ -193,11 +203,8 @@ fn a_write_through_a_hard_link_outside_the_roots_is_seen() {
 #[test]
 fn a_stopped_or_killed_watch_is_not_relied_on() {
     let temp = tempfile::tempdir().unwrap();
-    let (root, cache) = (temp.path().join("root"), temp.path().join("cache"));
-    catalog(&root);
-    settle();
-    let mut watch = Watch::start(&cache, &root);
-    watch.vouching();
+    let (root, cache) = indexed_catalog(temp.path());
+    let mut watch = watching(&cache, &root);
     assert!(vouched(&read_goal(&cache, &root)));
 
     // Stopped (Ctrl-Z): the read gives up waiting and checks for itself,
