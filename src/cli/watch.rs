@@ -100,7 +100,7 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         poll_interval: Duration::from_millis(args.poll_interval.max(10)),
         ..WatchOptions::default()
     };
-    let service = read_service(cli, &builder);
+    let for_service = builder.clone();
     let live = LiveCatalog::start(builder, options)?;
     super::warn_unknown_names(&cli.global, &live.snapshot());
     let (wake, wakes) = mpsc::channel();
@@ -111,6 +111,8 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         })
         .context("installing the Ctrl-C handler")?;
     }
+    // Once Ctrl-C is handled: stopping removes the socket.
+    let service = read_service(cli, &for_service);
     let changes = live.subscribe();
     let problems = live.problems();
     {
