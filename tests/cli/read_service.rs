@@ -115,15 +115,19 @@ fn vouched(run: &Run) -> bool {
     run.stderr.contains("as a running `skilldex watch` vouches")
 }
 
-/// `read goal -v` through the index, checked against a whole scan: the
-/// same stdout, exit code and (past the `-v` lines) stderr.
-fn read_goal(cache: &Path, root: &Path) -> Run {
-    let indexed = read(cache, root, &["-v", "read", "goal"]);
-    let scanned = read(Path::new("off"), root, &["read", "goal"]);
+/// `read NAME -v` through the index, checked against a whole scan: the
+/// same exit code and stdout.
+fn read_name(cache: &Path, root: &Path, name: &str) -> Run {
+    let indexed = read(cache, root, &["-v", "read", name]);
+    let scanned = read(Path::new("off"), root, &["read", name]);
     assert_eq!(indexed.code, 0, "{indexed:?}");
     assert_eq!(indexed.code, scanned.code, "{indexed:?}\n{scanned:?}");
     assert_eq!(indexed.stdout, scanned.stdout, "{indexed:?}");
     indexed
+}
+
+fn read_goal(cache: &Path, root: &Path) -> Run {
+    read_name(cache, root, "goal")
 }
 
 /// Write `content` into the file at `path` itself (no new file renamed
@@ -155,6 +159,11 @@ fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
     assert!(vouched(&first), "{first:?}");
     assert!(first.stdout.contains("from b/goal"), "{first:?}");
 
+    // A file made beside the root (its folder is watched only for the
+    // root's name) changes nothing.
+    write(temp.path(), "unrelated.txt", "x");
+    assert!(vouched(&read_goal(&cache, &root)));
+
     // An edit in place (the same file, no rename) gives `a/other`, which
     // comes first, the name: the very next read sees it.
     write_in_place(
@@ -170,6 +179,13 @@ fn a_watch_vouches_for_the_index_and_a_change_before_a_read_is_seen_by_it() {
     let again = read_goal(&cache, &root);
     assert!(vouched(&again), "{again:?}");
     assert!(again.stdout.contains("from a/other in place"), "{again:?}");
+
+    // A skill's folder removed: the watches on its paths are gone with it;
+    // the watch checks, writes a new index and vouches for that.
+    std::fs::remove_dir_all(root.join("filler/ns-7/filler-007")).unwrap();
+    assert!(!vouched(&read_goal(&cache, &root)));
+    watch.vouching();
+    assert!(vouched(&read_goal(&cache, &root)));
 
     // A new folder whose skill comes before both (`0/` sorts before `a/`).
     write(
@@ -239,4 +255,34 @@ fn a_stopped_or_killed_watch_is_not_relied_on() {
     assert!(vouched(&read_goal(&cache, &root)));
     next.interrupt();
     assert!(!left.exists(), "a watch that stops removes its socket");
+}
+
+#[test]
+fn a_symlinked_ignore_file_whose_target_is_pointed_elsewhere_is_seen() {
+    use std::os::unix::fs::symlink;
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = indexed_catalog(temp.path());
+    write(
+        &root,
+        "c/other/SKILL.md",
+        "---\nname: other\ndescription: Twin. Use when testing.\n---\n\nfrom c/other\n",
+    );
+    // `a/.gitignore` leads, through `out/cur` (a link to `v1`), to a file
+    // that hides `a/other` and itself (so the walk never reads it as a
+    // link); `v2` hides only itself.
+    let out = temp.path().join("out");
+    write(&out, "v1/gi", ".gitignore\nother/\n");
+    write(&out, "v2/gi", ".gitignore\n");
+    symlink("v1", out.join("cur")).unwrap();
+    symlink(out.join("cur/gi"), root.join("a/.gitignore")).unwrap();
+    let _watch = watching(&cache, &root);
+    let hidden = read_name(&cache, &root, "other");
+    assert!(vouched(&hidden), "{hidden:?}");
+    assert!(hidden.stdout.contains("from c/other"), "{hidden:?}");
+    // `out/cur` pointed at `v2`, as `ln -sfn` does: `a/other` is back.
+    symlink("v2", out.join("cur.new")).unwrap();
+    std::fs::rename(out.join("cur.new"), out.join("cur")).unwrap();
+    let back = read_name(&cache, &root, "other");
+    assert!(!vouched(&back), "{back:?}");
+    assert!(back.stdout.contains("from a/other"), "{back:?}");
 }

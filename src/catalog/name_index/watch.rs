@@ -6,16 +6,19 @@
 //! nearly every path (about 25 ms). A process that holds an inotify watch
 //! on every stamped path knows without looking whether any of them
 //! changed. So `watch` runs a [`ReadService`]: it puts a watch on every
-//! path the current index stamps (the file or folder itself, and its
-//! parent folder for the name), then checks every stamp once. From then
-//! on, as long as no watched path has had an event that could change a
-//! stamp, the index is current, and the service says so on a Unix socket
-//! next to the index file (`names-KEY.sock` in the cache folder).
+//! path the current index stamps (the file or folder itself, its parent
+//! folder for the name, and for a symlink every folder its resolution
+//! passes through, for the name looked up there), then checks every stamp
+//! once. From then on, as long as no watched path has had an event that
+//! could change a stamp, the index is current, and the service says so on
+//! a Unix socket next to the index file (`names-KEY.sock` in the cache
+//! folder).
 //!
 //! A read sends the index's key and checksum and waits at most
-//! [`PATIENCE`] for `clean`; anything else (no socket, a stopped `watch`,
-//! another index, an event since the check) and it checks the stamps
-//! itself, as without a service. Before answering, the service reads every
+//! [`PATIENCE`] for `clean`; anything else (no socket, one another user
+//! owns, a full queue of connections, a stopped `watch`, another index, an
+//! event since the check) and it checks the stamps itself, as without a
+//! service. Before answering, the service reads every
 //! event already queued: the kernel queues an inotify event before the
 //! call that made the change returns, so a change made before the read
 //! asked is always counted. The read still checks the roots and symlinks
@@ -27,9 +30,7 @@
 //! own thread; an index is only written once the changed paths are
 //! [`SETTLE`] old). Changes an inotify watch does not see are not
 //! vouched away: a file system mounted over a watched folder, and writes
-//! through a memory map (no editor saves that way). A symlink that leads
-//! nowhere cannot be watched for its target appearing: then the service
-//! does not vouch.
+//! through a memory map (no editor saves that way).
 //!
 //! [`SETTLE`]: super::SETTLE
 
@@ -51,29 +52,70 @@ fn request(key: u64, sum: u64) -> String {
 }
 
 /// Whether a service answers at `socket` that the index of `key` with
-/// checksum `sum` is current.
+/// checksum `sum` is current. The whole exchange takes at most
+/// [`PATIENCE`]: a full queue of connections (a stopped `watch` with many
+/// reads behind it) is not waited on, nor is a socket another user owns
+/// believed.
 #[cfg(unix)]
 pub(super) fn vouched(socket: &Path, key: u64, sum: u64) -> bool {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
     use std::io::Write;
-    let Ok(mut stream) = std::os::unix::net::UnixStream::connect(socket) else {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(meta) = std::fs::symlink_metadata(socket) else {
         return false;
     };
-    if stream.set_read_timeout(Some(PATIENCE)).is_err()
+    if !meta.file_type().is_socket() || meta.uid() != rustix::process::geteuid().as_raw() {
+        return false;
+    }
+    let deadline = std::time::Instant::now() + PATIENCE;
+    // Connecting without blocking: a full queue answers "try again".
+    let connected = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )
+    .and_then(|fd| {
+        rustix::net::connect(&fd, &SocketAddrUnix::new(socket)?)?;
+        Ok(fd)
+    });
+    let Ok(fd) = connected else {
+        return false;
+    };
+    let mut stream = std::os::unix::net::UnixStream::from(fd);
+    if stream.set_nonblocking(false).is_err()
         || stream.set_write_timeout(Some(PATIENCE)).is_err()
         || stream.write_all(request(key, sum).as_bytes()).is_err()
     {
         return false;
     }
-    read_line(&mut stream, 16) == b"clean\n"
+    read_line(&mut stream, 16, Some(deadline)) == b"clean\n"
 }
 
-/// What `stream` sends up to a newline (kept), at most about `most` bytes;
-/// less on an error or a timeout.
+#[cfg(not(unix))]
+pub(super) fn vouched(_: &Path, _: u64, _: u64) -> bool {
+    false
+}
+
+/// What `stream` sends up to a newline (kept), at most `most` bytes; less
+/// on an error, or once `deadline` passes (the stream's read timeout is
+/// set to what is left before each read).
 #[cfg(unix)]
-fn read_line(stream: &mut impl std::io::Read, most: usize) -> Vec<u8> {
+fn read_line(
+    stream: &mut std::os::unix::net::UnixStream,
+    most: usize,
+    deadline: Option<std::time::Instant>,
+) -> Vec<u8> {
+    use std::io::Read;
     let mut line = Vec::with_capacity(most);
     let mut buffer = [0u8; 64];
     while line.len() < most && !line.contains(&b'\n') {
+        if let Some(deadline) = deadline {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+                break;
+            }
+        }
         match stream.read(&mut buffer[..(most - line.len()).min(64)]) {
             Ok(0) | Err(_) => break,
             Ok(n) => line.extend_from_slice(&buffer[..n]),
@@ -166,7 +208,7 @@ impl ReadService {
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux {
     use super::super::{read_regular, NameCache, Pick, View, SETTLE};
-    use super::{read_line, request, ServiceNote, HELLO, PATIENCE};
+    use super::{read_line, request, ServiceNote, HELLO};
     use crate::catalog::CatalogBuilder;
     use inotify::{EventMask, Inotify, WatchMask};
     use std::collections::{HashMap, HashSet};
@@ -182,8 +224,11 @@ mod linux {
 
     /// Quiet time after an event before the index is checked again.
     const QUIET: Duration = Duration::from_millis(50);
-    /// Least time between two whole scans started by the service.
+    /// Least time between two whole scans started by the service, and
+    /// between two checks a read asks for.
     const BETWEEN_BUILDS: Duration = Duration::from_secs(1);
+    /// How long the service waits for a connected read to ask.
+    const SILENCE: Duration = Duration::from_millis(20);
 
     pub(super) struct Running {
         pub(super) socket: PathBuf,
@@ -227,6 +272,7 @@ mod linux {
                 next_try: Some(Instant::now()),
                 retry_once: true,
                 last_build: None,
+                last_adopt: None,
                 building: None,
                 notes,
                 said: None,
@@ -306,6 +352,10 @@ mod linux {
         inotify: Inotify,
         /// Per watch, the names inside it whose every event counts.
         names: HashMap<i32, HashSet<OsString>>,
+        /// The watches on stamped paths themselves: a name added, removed
+        /// or renamed in one counts, whichever name (it changes the
+        /// folder's stamp). Other watches count only their names.
+        whole: HashSet<i32>,
         sum: u64,
         paths: usize,
         /// The index file as read (see [`file_identity`]).
@@ -336,6 +386,7 @@ mod linux {
         /// [`SETTLE`] (the usual reason: a path changed too recently).
         retry_once: bool,
         last_build: Option<Instant>,
+        last_adopt: Option<Instant>,
         /// A whole scan on its own thread: true when it wrote an index.
         building: Option<mpsc::Receiver<bool>>,
         notes: Box<dyn Fn(ServiceNote) + Send>,
@@ -397,7 +448,13 @@ mod linux {
                                 self.schedule(SETTLE + QUIET);
                             }
                         }
-                        Err(mpsc::TryRecvError::Disconnected) => self.building = None,
+                        // The scan panicked: as a scan that wrote nothing.
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            self.building = None;
+                            if std::mem::take(&mut self.retry_once) {
+                                self.schedule(SETTLE + QUIET);
+                            }
+                        }
                         Err(mpsc::TryRecvError::Empty) => {}
                     }
                 }
@@ -444,13 +501,15 @@ mod linux {
 
         /// Answer one read.
         fn answer(&mut self, mut stream: UnixStream) {
+            // A read writes its question as soon as it is connected; one
+            // that does not is not waited for long (others are queued).
             if stream.set_nonblocking(false).is_err()
-                || stream.set_read_timeout(Some(PATIENCE)).is_err()
-                || stream.set_write_timeout(Some(PATIENCE)).is_err()
+                || stream.set_read_timeout(Some(SILENCE)).is_err()
+                || stream.set_write_timeout(Some(SILENCE)).is_err()
             {
                 return;
             }
-            let asked = read_line(&mut stream, 128);
+            let asked = read_line(&mut stream, 128, Some(Instant::now() + SILENCE));
             // Every change made before the read asked is queued by now.
             self.drain();
             let current = match &self.watched {
@@ -462,6 +521,13 @@ mod linux {
             // a scan wrote a new one (the same catalog, maybe other bytes).
             // Take that one once it is there, or reads would all check.
             let same_key = asked.starts_with(format!("{HELLO} {:016x} ", self.key).as_bytes());
+            if !self.clean && same_key && self.next_try.is_none() && self.building.is_none() {
+                // Nothing planned: a read may have written the index since.
+                let at = self
+                    .last_adopt
+                    .map_or(Instant::now(), |t| t + BETWEEN_BUILDS);
+                self.next_try = Some(at.max(Instant::now()));
+            }
             if self.clean && !current && same_key {
                 let moved = self.watched.as_ref().is_some_and(|watched| {
                     watched.file != file_identity(&self.cache.file_for(self.key))
@@ -480,6 +546,7 @@ mod linux {
         /// vouch when all match and nothing moved meanwhile. An index that
         /// is missing or out of date is built again.
         fn adopt(&mut self) {
+            self.last_adopt = Some(Instant::now());
             self.watched = None;
             self.clean = false;
             let file = file_identity(&self.cache.file_for(self.key));
@@ -496,7 +563,16 @@ mod linux {
             let mut watched = match watch_all(&view, &picks) {
                 Ok(watched) => Watched { file, ..watched },
                 Err(Unwatched::Limit(why)) => return self.say(ServiceNote::Limit(why)),
-                Err(Unwatched::Other(why)) => return self.say(ServiceNote::NotVouching(why)),
+                // A path gone since the index was written, most likely.
+                Err(Unwatched::Other(why)) => match view.first_change(&picks) {
+                    Some(changed) => {
+                        let changed = super::super::printable(&changed);
+                        return self.build(format!(
+                            "{changed} changed since the name index was written"
+                        ));
+                    }
+                    None => return self.say(ServiceNote::NotVouching(why)),
+                },
             };
             // What happened while the watches were put in place is in the
             // stamps checked now.
@@ -552,7 +628,7 @@ mod linux {
             match watched.inotify.read_events(buffer) {
                 Ok(events) => {
                     for event in events {
-                        counts |= event_counts(&watched.names, &event);
+                        counts |= event_counts(watched, &event);
                     }
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return counts,
@@ -563,26 +639,26 @@ mod linux {
 
     /// Whether an event could change a stamp: anything that happened to a
     /// watched file or folder itself (written, attributes, moved, removed,
-    /// unmounted), a name added, removed or renamed in a watched folder
+    /// unmounted), a name added, removed or renamed in a stamped folder
     /// (its modification time moves), anything to a name watched in its
     /// folder, and an overflowed queue. A file inside a watched folder
-    /// written or touched does not count by itself: a stamped file has its
-    /// own watch.
-    fn event_counts(
-        names: &HashMap<i32, HashSet<OsString>>,
-        event: &inotify::Event<&std::ffi::OsStr>,
-    ) -> bool {
+    /// written or touched does not count by itself (a stamped file has its
+    /// own watch), nor does a new name in a folder watched only for others
+    /// (above a root, on the way to a link's target).
+    fn event_counts(watched: &Watched, event: &inotify::Event<&std::ffi::OsStr>) -> bool {
         if event.mask.contains(EventMask::Q_OVERFLOW) {
             return true;
         }
         let Some(name) = event.name else {
             return true;
         };
+        let wd = event.wd.get_watch_descriptor_id();
         let binding =
             EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
-        event.mask.intersects(binding)
-            || names
-                .get(&event.wd.get_watch_descriptor_id())
+        (event.mask.intersects(binding) && watched.whole.contains(&wd))
+            || watched
+                .names
+                .get(&wd)
                 .is_some_and(|names| names.contains(name))
     }
 
@@ -593,73 +669,156 @@ mod linux {
         Other(String),
     }
 
+    /// The watches being put on an index's paths.
+    struct Adder {
+        watches: inotify::Watches,
+        /// Every path watched so far: most folders hold many paths.
+        by_path: HashMap<PathBuf, i32>,
+        names: HashMap<i32, HashSet<OsString>>,
+        whole: HashSet<i32>,
+    }
+
+    impl Adder {
+        fn add(&mut self, path: &Path) -> std::io::Result<i32> {
+            if let Some(&wd) = self.by_path.get(path) {
+                return Ok(wd);
+            }
+            let mask = WatchMask::MODIFY
+                | WatchMask::ATTRIB
+                | WatchMask::CLOSE_WRITE
+                | WatchMask::CREATE
+                | WatchMask::DELETE
+                | WatchMask::MOVED_FROM
+                | WatchMask::MOVED_TO
+                | WatchMask::DELETE_SELF
+                | WatchMask::MOVE_SELF;
+            let wd = self.watches.add(path, mask)?.get_watch_descriptor_id();
+            self.by_path.insert(path.to_path_buf(), wd);
+            Ok(wd)
+        }
+
+        /// A stamped path: the file or folder it leads to, all of it.
+        fn whole(&mut self, path: &Path) -> Result<(), Unwatched> {
+            let wd = self.add(path).map_err(|e| explain(path, e))?;
+            self.whole.insert(wd);
+            Ok(())
+        }
+
+        /// The name `name` in the folder `folder`.
+        fn name(&mut self, folder: &Path, name: &std::ffi::OsStr) -> std::io::Result<()> {
+            let folder = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            let wd = self.add(folder)?;
+            self.names
+                .entry(wd)
+                .or_default()
+                .insert(name.to_os_string());
+            Ok(())
+        }
+
+        /// Each name the symlink `path` is resolved through, in the folder
+        /// it is looked up in, following every link on the way: a link on
+        /// the way pointed elsewhere, or a folder on the way renamed, then
+        /// counts. Stops at the first name that is missing (its creation
+        /// counts).
+        fn links(&mut self, path: &Path) -> Result<(), Unwatched> {
+            use std::path::Component;
+            let mut dir = if path.is_absolute() {
+                PathBuf::from("/")
+            } else {
+                std::env::current_dir()
+                    .map_err(|e| Unwatched::Other(format!("no current folder: {e}")))?
+            };
+            let mut todo: std::collections::VecDeque<PathBuf> = path
+                .components()
+                .map(|c| PathBuf::from(c.as_os_str()))
+                .collect();
+            let mut followed = 0;
+            while let Some(part) = todo.pop_front() {
+                match part.components().next() {
+                    Some(Component::RootDir) => dir = PathBuf::from("/"),
+                    Some(Component::ParentDir) => {
+                        dir.pop();
+                    }
+                    Some(Component::Normal(name)) => {
+                        self.name(&dir, name).map_err(|e| explain(&dir, e))?;
+                        let next = dir.join(name);
+                        match std::fs::symlink_metadata(&next) {
+                            Ok(meta) if meta.file_type().is_symlink() => {
+                                followed += 1;
+                                let target =
+                                    std::fs::read_link(&next).map_err(|e| explain(&next, e))?;
+                                if followed > 40 {
+                                    return Err(Unwatched::Other(format!(
+                                        "{} is a loop of symlinks",
+                                        super::super::printable(path)
+                                    )));
+                                }
+                                for (i, part) in target.components().enumerate() {
+                                    todo.insert(i, PathBuf::from(part.as_os_str()));
+                                }
+                            }
+                            Ok(_) => dir = next,
+                            Err(_) => return Ok(()),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn explain(path: &Path, error: std::io::Error) -> Unwatched {
+        let path = super::super::printable(path);
+        if error.raw_os_error() == Some(28) {
+            // ENOSPC: the per-user limit on watches.
+            Unwatched::Limit(format!(
+                "the inotify watch limit is reached at {path} (raise fs.inotify.max_user_watches, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`)"
+            ))
+        } else {
+            Unwatched::Other(format!("cannot watch {path}: {error}"))
+        }
+    }
+
     /// Watch every path `picks` names: the file or folder itself, and its
-    /// folder for its name; a path missing at the scan, through the
-    /// nearest folder on its way that exists.
+    /// folder for its name (for a missing path, the nearest folder on its
+    /// way that exists, for the first missing name); for a symlink, every
+    /// name its resolution goes through.
     fn watch_all(view: &View<'_>, picks: &[Pick<'_>]) -> Result<Watched, Unwatched> {
         let inotify = Inotify::init()
             .map_err(|e| Unwatched::Other(format!("inotify is not available: {e}")))?;
-        let mut watches = inotify.watches();
-        let mask = WatchMask::MODIFY
-            | WatchMask::ATTRIB
-            | WatchMask::CLOSE_WRITE
-            | WatchMask::CREATE
-            | WatchMask::DELETE
-            | WatchMask::MOVED_FROM
-            | WatchMask::MOVED_TO
-            | WatchMask::DELETE_SELF
-            | WatchMask::MOVE_SELF;
-        let mut names: HashMap<i32, HashSet<OsString>> = HashMap::new();
-        // Folders watched already, by path: most are the folder of many.
-        let mut folders: HashMap<PathBuf, i32> = HashMap::new();
-        let mut add = |path: &Path, folders: &mut HashMap<PathBuf, i32>| {
-            if let Some(&wd) = folders.get(path) {
-                return Ok(wd);
-            }
-            let wd = watches.add(path, mask)?.get_watch_descriptor_id();
-            folders.insert(path.to_path_buf(), wd);
-            Ok::<i32, std::io::Error>(wd)
-        };
-        let explain = |path: &Path, error: std::io::Error| {
-            if error.raw_os_error() == Some(28) {
-                // ENOSPC: the per-user limit on watches.
-                Unwatched::Limit(format!(
-                    "the inotify watch limit is reached at {} (raise fs.inotify.max_user_watches, e.g. `sudo sysctl fs.inotify.max_user_watches=524288`)",
-                    super::super::printable(path)
-                ))
-            } else {
-                Unwatched::Other(format!(
-                    "cannot watch {}: {error}",
-                    super::super::printable(path)
-                ))
-            }
+        let mut adder = Adder {
+            watches: inotify.watches(),
+            by_path: HashMap::new(),
+            names: HashMap::new(),
+            whole: HashSet::new(),
         };
         for pick in picks {
             let path = view.path(pick);
-            let mut child = path.as_path();
             if pick.stamp.is_some() {
-                add(&path, &mut folders).map_err(|e| explain(&path, e))?;
-            } else if std::fs::symlink_metadata(&path).is_ok() {
-                // There, but not to `stat`: a symlink leading nowhere,
-                // whose target may appear anywhere.
+                adder.whole(&path)?;
+            }
+            let link = std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink());
+            if let Ok(true) = link {
+                adder.links(&path)?;
+                continue;
+            }
+            if pick.stamp.is_none() && link.is_ok() {
+                // There, but `stat` failed when the index was written (no
+                // permission, say), and nothing of it is watched.
                 return Err(Unwatched::Other(format!(
-                    "{} could not be read when the index was written (a symlink leading nowhere?)",
+                    "{} could not be read when the index was written",
                     super::super::printable(&path)
                 )));
             }
-            // Its name in its folder; for a missing path, the first name
-            // on its way that is missing, in the folder that is there.
+            let mut child = path.as_path();
             while let (Some(name), Some(parent)) = (child.file_name(), child.parent()) {
-                let parent = if parent.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    parent
-                };
-                match add(parent, &mut folders) {
-                    Ok(wd) => {
-                        names.entry(wd).or_default().insert(name.to_os_string());
-                        break;
-                    }
+                match adder.name(parent, name) {
+                    Ok(()) => break,
                     Err(error)
                         if pick.stamp.is_none() && error.kind() == std::io::ErrorKind::NotFound =>
                     {
@@ -671,10 +830,45 @@ mod linux {
         }
         Ok(Watched {
             inotify,
-            names,
+            names: adder.names,
+            whole: adder.whole,
             sum: view.sum,
             paths: picks.len(),
             file: None,
         })
+    }
+}
+
+#[cfg(all(test, any(target_os = "linux", target_os = "android")))]
+mod tests {
+    use super::vouched;
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    use std::time::Duration;
+
+    #[test]
+    fn a_service_that_never_answers_is_not_waited_on_even_with_a_full_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("names.sock");
+        let listener = rustix::net::socket_with(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap();
+        rustix::net::bind(&listener, &SocketAddrUnix::new(&socket).unwrap()).unwrap();
+        // Never accepted, as by a `watch` stopped with Ctrl-Z: the queue
+        // holds a connection or two, then is full.
+        rustix::net::listen(&listener, 0).unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let answers: Vec<bool> = (0..6).map(|_| vouched(&socket, 1, 2)).collect();
+            let _ = done.send(answers);
+        });
+        let answers = finished
+            .recv_timeout(Duration::from_secs(20))
+            .expect("asking a service that does not answer does not hang");
+        assert_eq!(answers, [false; 6]);
+        drop(listener);
     }
 }
