@@ -275,6 +275,8 @@ fn a_symlinked_ignore_file_whose_target_is_pointed_elsewhere_is_seen() {
     write(&out, "v2/gi", ".gitignore\n");
     symlink("v1", out.join("cur")).unwrap();
     symlink(out.join("cur/gi"), root.join("a/.gitignore")).unwrap();
+    // A loop of links in the catalog too: its names are all watched.
+    symlink("loop", root.join("filler/loop")).unwrap();
     let _watch = watching(&cache, &root);
     let hidden = read_name(&cache, &root, "other");
     assert!(vouched(&hidden), "{hidden:?}");
@@ -285,4 +287,21 @@ fn a_symlinked_ignore_file_whose_target_is_pointed_elsewhere_is_seen() {
     let back = read_name(&cache, &root, "other");
     assert!(!vouched(&back), "{back:?}");
     assert!(back.stdout.contains("from a/other"), "{back:?}");
+}
+
+#[test]
+fn every_change_gets_its_own_retry_so_the_watch_vouches_again_each_time() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = indexed_catalog(temp.path());
+    let mut watch = watching(&cache, &root);
+    // A file made and removed in a folder of the catalog: the folder's
+    // stamp changes, no skill does. The first scan comes too early to be
+    // indexed (under two seconds after the change) and is tried again.
+    for round in 0..2 {
+        let scratch = root.join(format!("filler/ns-1/scratch-{round}.txt"));
+        std::fs::write(&scratch, "x").unwrap();
+        std::fs::remove_file(&scratch).unwrap();
+        watch.vouching();
+        assert!(vouched(&read_goal(&cache, &root)), "round {round}");
+    }
 }

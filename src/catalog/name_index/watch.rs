@@ -273,6 +273,8 @@ mod linux {
                 retry_once: true,
                 last_build: None,
                 last_adopt: None,
+                tried: None,
+                retired: false,
                 building: None,
                 notes,
                 said: None,
@@ -387,6 +389,10 @@ mod linux {
         retry_once: bool,
         last_build: Option<Instant>,
         last_adopt: Option<Instant>,
+        /// The index file as the last check found it.
+        tried: Option<FileIdentity>,
+        /// No longer answering for its key (see `adopt`).
+        retired: bool,
         /// A whole scan on its own thread: true when it wrote an index.
         building: Option<mpsc::Receiver<bool>>,
         notes: Box<dyn Fn(ServiceNote) + Send>,
@@ -459,7 +465,7 @@ mod linux {
                     }
                 }
                 let due = self.next_try.is_some_and(|t| t <= Instant::now());
-                if due && !self.clean && self.building.is_none() {
+                if due && !self.clean && self.building.is_none() && !self.retired {
                     self.next_try = None;
                     self.adopt();
                 }
@@ -489,6 +495,8 @@ mod linux {
             if !drain(watched, &mut self.buffer) {
                 return;
             }
+            // A new change: a scan that comes too early gets its retry.
+            self.retry_once = true;
             if self.clean {
                 self.clean = false;
                 self.say(ServiceNote::NotVouching(
@@ -521,8 +529,10 @@ mod linux {
             // a scan wrote a new one (the same catalog, maybe other bytes).
             // Take that one once it is there, or reads would all check.
             let same_key = asked.starts_with(format!("{HELLO} {:016x} ", self.key).as_bytes());
-            if !self.clean && same_key && self.next_try.is_none() && self.building.is_none() {
-                // Nothing planned: a read may have written the index since.
+            let idle = !self.clean && self.next_try.is_none() && self.building.is_none();
+            if idle && same_key && file_identity(&self.cache.file_for(self.key)) != self.tried {
+                // Nothing planned, and a read wrote an index since the
+                // last try: try that one.
                 let at = self
                     .last_adopt
                     .map_or(Instant::now(), |t| t + BETWEEN_BUILDS);
@@ -549,7 +559,16 @@ mod linux {
             self.last_adopt = Some(Instant::now());
             self.watched = None;
             self.clean = false;
+            // Relative roots, and the current folder renamed: reads now
+            // ask at another socket, and scans write another index.
+            if self.builder.index_key() != Some(self.key) {
+                self.retired = true;
+                return self.say(ServiceNote::NotVouching(
+                    "the current folder was renamed (the roots are relative to it): restart `skilldex watch` for reads to ask it".into(),
+                ));
+            }
             let file = file_identity(&self.cache.file_for(self.key));
+            self.tried = file;
             let bytes = match read_regular(&self.cache.file_for(self.key)) {
                 Ok(Some(bytes)) => bytes,
                 _ => return self.build("no name index yet".into()),
@@ -722,20 +741,22 @@ mod linux {
         /// Each name the symlink `path` is resolved through, in the folder
         /// it is looked up in, following every link on the way: a link on
         /// the way pointed elsewhere, or a folder on the way renamed, then
-        /// counts. Stops at the first name that is missing (its creation
-        /// counts).
+        /// counts. It starts from the link's own folder (the way there is
+        /// watched, or checked by the read as a root's route), and stops
+        /// at the first name that is missing (its creation counts) or
+        /// after 40 links (a loop: each of its names is watched by then).
         fn links(&mut self, path: &Path) -> Result<(), Unwatched> {
             use std::path::Component;
-            let mut dir = if path.is_absolute() {
-                PathBuf::from("/")
-            } else {
-                std::env::current_dir()
-                    .map_err(|e| Unwatched::Other(format!("no current folder: {e}")))?
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                return Ok(());
             };
-            let mut todo: std::collections::VecDeque<PathBuf> = path
-                .components()
-                .map(|c| PathBuf::from(c.as_os_str()))
-                .collect();
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            let mut dir = std::fs::canonicalize(parent).map_err(|e| explain(parent, e))?;
+            let mut todo = std::collections::VecDeque::from([PathBuf::from(name)]);
             let mut followed = 0;
             while let Some(part) = todo.pop_front() {
                 match part.components().next() {
@@ -749,14 +770,11 @@ mod linux {
                         match std::fs::symlink_metadata(&next) {
                             Ok(meta) if meta.file_type().is_symlink() => {
                                 followed += 1;
+                                if followed > 40 {
+                                    return Ok(());
+                                }
                                 let target =
                                     std::fs::read_link(&next).map_err(|e| explain(&next, e))?;
-                                if followed > 40 {
-                                    return Err(Unwatched::Other(format!(
-                                        "{} is a loop of symlinks",
-                                        super::super::printable(path)
-                                    )));
-                                }
                                 for (i, part) in target.components().enumerate() {
                                     todo.insert(i, PathBuf::from(part.as_os_str()));
                                 }
