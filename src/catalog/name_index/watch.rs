@@ -7,8 +7,9 @@
 //! on every stamped path knows without looking whether any of them
 //! changed. So `watch` runs a [`ReadService`]: it puts a watch on every
 //! path the current index stamps (the file or folder itself, its parent
-//! folder for the name, and for a symlink every folder its resolution
-//! passes through, for the name looked up there), then checks every stamp
+//! folder for the name, and for a symlink that is not a route every
+//! folder its resolution passes through, for the name looked up there),
+//! then checks every stamp
 //! once. From then on, as long as no watched path has had an event that
 //! could change a stamp, the index is current, and the service says so on
 //! a Unix socket next to the index file (`names-KEY.sock` in the cache
@@ -393,8 +394,9 @@ mod linux {
         tried: Option<FileIdentity>,
         /// No longer answering for its key (see `adopt`).
         retired: bool,
-        /// A whole scan on its own thread: true when it wrote an index.
-        building: Option<mpsc::Receiver<bool>>,
+        /// A whole scan on its own thread: whether it wrote an index, or
+        /// why not.
+        building: Option<mpsc::Receiver<Result<(), String>>>,
         notes: Box<dyn Fn(ServiceNote) + Send>,
         said: Option<ServiceNote>,
         stop: Arc<AtomicBool>,
@@ -448,7 +450,12 @@ mod linux {
                     match building.try_recv() {
                         Ok(wrote) => {
                             self.building = None;
-                            if wrote {
+                            if let Err(why) = &wrote {
+                                self.say(ServiceNote::NotVouching(format!(
+                                    "no name index written: {why}"
+                                )));
+                            }
+                            if wrote.is_ok() {
                                 self.schedule(Duration::ZERO);
                             } else if std::mem::take(&mut self.retry_once) {
                                 self.schedule(SETTLE + QUIET);
@@ -630,7 +637,10 @@ mod linux {
             let spawned = std::thread::Builder::new()
                 .name("skilldex-names-scan".into())
                 .spawn(move || {
-                    let wrote = cache.build(&builder).is_ok_and(|saved| saved.index.is_ok());
+                    let wrote = match cache.build(&builder) {
+                        Ok(saved) => saved.index.map(|_| ()),
+                        Err(error) => Err(error.to_string()),
+                    };
                     let _ = done.send(wrote);
                 });
             if spawned.is_ok() {
@@ -815,6 +825,7 @@ mod linux {
             names: HashMap::new(),
             whole: HashSet::new(),
         };
+        let routes: HashSet<&Path> = view.routes.iter().map(|r| r.given.as_path()).collect();
         for pick in picks {
             let path = view.path(pick);
             if pick.stamp.is_some() {
@@ -822,7 +833,13 @@ mod linux {
             }
             let link = std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink());
             if let Ok(true) = link {
-                adder.links(&path)?;
+                // A link the scan followed is a route, which every read
+                // checks whole; the others (an ignore file hidden by its
+                // own rules, a link leading nowhere or in a loop) are
+                // watched along their way.
+                if !routes.contains(path.as_path()) {
+                    adder.links(&path)?;
+                }
                 continue;
             }
             if pick.stamp.is_none() && link.is_ok() {
