@@ -27,7 +27,13 @@ struct Watch {
 
 impl Watch {
     fn start(cache: &Path, root: &Path) -> Watch {
+        Watch::start_in(Path::new("."), cache, root)
+    }
+
+    /// `watch` run from the folder `cwd` (`root` may be relative to it).
+    fn start_in(cwd: &Path, cache: &Path, root: &Path) -> Watch {
         let mut child = skilldex()
+            .current_dir(cwd)
             .env("SKILLDEX_CACHE_DIR", cache)
             .args(["watch", "-v", "--root"])
             .arg(root)
@@ -45,19 +51,24 @@ impl Watch {
 
     /// Wait until the watch says it vouches (again).
     fn vouching(&mut self) {
+        self.says(VOUCHING);
+    }
+
+    /// Wait until the watch says `what`.
+    fn says(&mut self, what: &str) {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    let done = line.contains(VOUCHING);
+                    let done = line.contains(what);
                     self.seen.push(line);
                     if done {
                         return;
                     }
                 }
                 Err(_) => panic!(
-                    "the watch did not vouch for the index; it said:\n{}",
+                    "the watch did not say {what:?}; it said:\n{}",
                     self.seen.join("\n")
                 ),
             }
@@ -304,4 +315,19 @@ fn every_change_gets_its_own_retry_so_the_watch_vouches_again_each_time() {
         watch.vouching();
         assert!(vouched(&read_goal(&cache, &root)), "round {round}");
     }
+}
+
+#[test]
+fn a_watch_on_relative_roots_retires_when_its_folder_is_renamed() {
+    let temp = tempfile::tempdir().unwrap();
+    let (project, cache) = (temp.path().join("project"), temp.path().join("cache"));
+    catalog(&project.join("root"));
+    settle();
+    let mut watch = Watch::start_in(&project, &cache, Path::new("root"));
+    watch.vouching();
+    // Reads from the renamed folder look for another index (the key holds
+    // the current folder): the watch says so once, instead of writing
+    // that index again and again.
+    std::fs::rename(&project, temp.path().join("renamed")).unwrap();
+    watch.says("the current folder was renamed");
 }
