@@ -8,7 +8,6 @@
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
 pub(crate) mod incremental;
-pub mod name_index;
 
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
@@ -120,7 +119,6 @@ impl CatalogBuilder {
             check_bodies: self.check_bodies,
             visitor: self.visitor.clone(),
             scope,
-            record: None,
         }
     }
 
@@ -149,14 +147,6 @@ impl CatalogBuilder {
     /// Scan the roots and build the snapshot.
     pub fn build(&self) -> Result<Catalog, CatalogError> {
         self.build_with(&self.scan_options(None))
-    }
-
-    /// Scan the roots as [`CatalogBuilder::build`] does, noting in `log`
-    /// every path the skills found depend on.
-    pub(crate) fn build_recorded(&self, log: Arc<scan::PathLog>) -> Result<Catalog, CatalogError> {
-        let mut options = self.scan_options(None);
-        options.record = Some(log);
-        self.build_with(&options)
     }
 
     fn build_with(&self, options: &scan::ScanOptions) -> Result<Catalog, CatalogError> {
@@ -909,10 +899,6 @@ impl Fnv {
 
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-
-    pub(crate) fn write_u64(&mut self, word: u64) {
-        self.add(word);
     }
 
     pub(crate) fn write(&mut self, bytes: &[u8]) {

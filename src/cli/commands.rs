@@ -4,8 +4,8 @@
 
 use super::style::Style;
 use super::{
-    build, builder, name_catalog, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs,
-    RenderArgs, ShowArgs,
+    build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
+    ShowArgs,
 };
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::model::{Diagnostic, Profile, Severity, Skill};
@@ -536,13 +536,6 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
-        // A plain name through the name index, as `read` does (a name with
-        // more after it is not a skill here, and only the whole catalog
-        // can suggest what it meant).
-        PathRead::NotAPath if !args.name.trim().trim_matches('/').contains('/') => (
-            name_catalog(&cli.global, &builder, &args.name)?,
-            args.name.clone(),
-        ),
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
     };
     let Some(skill) = catalog.get(&name) else {
@@ -826,11 +819,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
-        PathRead::NotAPath => (
-            name_catalog(&cli.global, &builder, &args.target)?,
-            args.target.clone(),
-            None,
-        ),
+        PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
     };
     let by_path = path.is_some();
     let request = query::ReadRequest {

@@ -15,7 +15,6 @@ use super::commands::{
 };
 use super::style::Style;
 use super::{build, builder, Cli, PathsArg, RenderArgs};
-use crate::catalog::name_index::{ReadService, ServiceNote};
 use crate::live::{Change, LiveCatalog, LiveError, WatchOptions};
 use crate::model::{Profile, Severity};
 use crate::query::{self, DirectorySession, Format, RenderOptions, ShownState};
@@ -100,7 +99,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         poll_interval: Duration::from_millis(args.poll_interval.max(10)),
         ..WatchOptions::default()
     };
-    let for_service = builder.clone();
     let live = LiveCatalog::start(builder, options)?;
     super::warn_unknown_names(&cli.global, &live.snapshot());
     let (wake, wakes) = mpsc::channel();
@@ -111,8 +109,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         })
         .context("installing the Ctrl-C handler")?;
     }
-    // Once Ctrl-C is handled: stopping removes the socket.
-    let service = read_service(cli, &for_service);
     let changes = live.subscribe();
     let problems = live.problems();
     {
@@ -146,9 +142,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
                 // Later changes may be queued already: show the snapshot they
                 // lead to once, with each change's own list.
                 view.change(&live, &change)?;
-                if let Some(service) = &service {
-                    service.poke();
-                }
             }
             Ok(Wake::Problem(problem)) => {
                 say!("skilldex: warning: {problem}");
@@ -157,51 +150,10 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         }
     }
     live.stop();
-    drop(service);
     if !quiet && !args.json {
         say!("skilldex: stopped watching");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The service that vouches for the name index while `watch` runs, so
-/// that `read NAME` in other processes need not check it (see
-/// `catalog::name_index`); none when reads by name keep no index. What it
-/// says is shown with `-v`; a watch limit to raise, unless `-q`.
-fn read_service(cli: &Cli, builder: &crate::CatalogBuilder) -> Option<ReadService> {
-    let (verbose, quiet) = (cli.global.verbose && !cli.global.quiet, cli.global.quiet);
-    let cache = match super::name_index(&cli.global, builder) {
-        Ok(cache) => cache,
-        Err(why) => {
-            if verbose {
-                say!("skilldex: reads by name will not ask this watch: {why}");
-            }
-            return None;
-        }
-    };
-    let notes = move |note: ServiceNote| {
-        let limit = matches!(&note, ServiceNote::Limit(_));
-        if verbose || (limit && !quiet) {
-            say!("skilldex: {note}");
-        }
-    };
-    match ReadService::start(cache, builder.clone(), notes) {
-        Ok(service) => {
-            if verbose {
-                say!(
-                    "skilldex: reads by name ask this watch at {}",
-                    service.socket().display()
-                );
-            }
-            Some(service)
-        }
-        Err(why) => {
-            if verbose {
-                say!("skilldex: reads by name will not ask this watch: {why}");
-            }
-            None
-        }
-    }
 }
 
 /// What `watch` shows.

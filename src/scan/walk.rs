@@ -65,9 +65,6 @@ pub(super) enum Event<'a> {
     /// An ignore file that could not be read or has a bad pattern; the
     /// rest of its rules still apply.
     BadRules(ignore::Error),
-    /// An ignore file about to be read (before the entries of its folder
-    /// are visited).
-    RulesFile(&'a Path),
 }
 
 /// Whether the walk goes on after an entry.
@@ -442,11 +439,6 @@ impl Walk<'_> {
                 .any(|(n, kind)| n == OsStr::new(name) && *kind != Kind::Dir)
         };
         let (has_ignore, has_git) = (has_file(".ignore"), has_file(".gitignore"));
-        for (present, name) in [(has_ignore, ".ignore"), (has_git, ".gitignore")] {
-            if present && visit(Event::RulesFile(&job.path.join(name))) == Flow::Quit {
-                queue.stop();
-            }
-        }
         let rules = if has_ignore || has_git {
             let mut report = |error| {
                 if visit(Event::BadRules(error)) == Flow::Quit {
@@ -769,7 +761,7 @@ mod tests {
             keep: &keep,
         };
         walk.run(&|event| {
-            if !matches!(event, Event::Entry(_) | Event::RulesFile(_)) {
+            if !matches!(event, Event::Entry(_)) {
                 *errors.lock().unwrap() += 1;
             }
             Flow::Continue
