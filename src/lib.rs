@@ -38,8 +38,5 @@ pub mod search;
 pub mod tokens;
 pub mod tools;
 
-#[doc(hidden)]
-pub mod cli;
-
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};
 pub use model::{Code, Diagnostic, Namespace, Position, Profile, Severity, Skill};

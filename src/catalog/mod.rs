@@ -253,7 +253,7 @@ impl CatalogBuilder {
 }
 
 /// A root must be an existing folder.
-pub(crate) fn check_root(root: &Path) -> Result<(), CatalogError> {
+pub fn check_root(root: &Path) -> Result<(), CatalogError> {
     match std::fs::metadata(root) {
         Err(_) => Err(CatalogError::RootNotFound(root.to_path_buf())),
         Ok(m) if !m.is_dir() => Err(CatalogError::RootNotADirectory(root.to_path_buf())),

@@ -7,12 +7,12 @@ use super::{
     build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
     ShowArgs,
 };
-use crate::catalog::{Catalog, CatalogBuilder};
-use crate::model::{Diagnostic, Profile, Severity, Skill};
-use crate::query::{self, render, Budget, Format, RenderOptions};
-use crate::rules::thousands;
-use crate::tokens;
 use anyhow::Context as _;
+use skilldex::catalog::{Catalog, CatalogBuilder};
+use skilldex::model::{Diagnostic, Profile, Severity, Skill};
+use skilldex::query::{self, render, Budget, Format, RenderOptions};
+use skilldex::rules::thousands;
+use skilldex::tokens;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -70,7 +70,7 @@ pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
     };
     format!(
         "{}:{}:{}: {}[{}]: {}",
-        crate::model::printable(&d.path.to_string_lossy()),
+        skilldex::model::printable(&d.path.to_string_lossy()),
         d.line,
         d.column,
         severity,
@@ -329,7 +329,7 @@ fn entry_tokens(skill: &Skill) -> usize {
         "- {}: {} [{}]\n",
         skill.id,
         skill.description,
-        crate::model::printable(&path)
+        skilldex::model::printable(&path)
     ))
 }
 
@@ -381,7 +381,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        let namespaces: Vec<&crate::model::Namespace> = catalog
+        let namespaces: Vec<&skilldex::model::Namespace> = catalog
             .namespaces()
             .iter()
             .filter(|n| in_namespace(&n.name, filter))
@@ -421,7 +421,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         .min(40);
     // The namespaces as a tree of folders: every folder on the way to a
     // namespace is a node, so `area/team/skills` nests under `area/`.
-    let namespaces: Vec<&crate::model::Namespace> = catalog
+    let namespaces: Vec<&skilldex::model::Namespace> = catalog
         .namespaces()
         .iter()
         .filter(|n| in_namespace(&n.name, filter))
@@ -447,7 +447,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         }
         writeln!(out)?;
         let label = match node.last() {
-            Some(last) => format!("{}/", crate::model::printable(last)),
+            Some(last) => format!("{}/", skilldex::model::printable(last)),
             None => "(top level)".to_string(),
         };
         match namespace {
@@ -455,7 +455,9 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 out,
                 "{indent}{}  {}",
                 style.bold(&label),
-                style.dim(&render::shorten(&crate::model::printable(&namespace.description), 80).0)
+                style.dim(
+                    &render::shorten(&skilldex::model::printable(&namespace.description), 80).0
+                )
             )?,
             None => {
                 let below = skills
@@ -543,7 +545,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             say!(
                 "skilldex: skill `{}` is disabled by configuration — {}",
                 skill.id,
-                crate::query::read::HOW_TO_ENABLE
+                skilldex::query::read::HOW_TO_ENABLE
             );
             return Ok(ExitCode::from(1));
         }
@@ -572,12 +574,12 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         &if skill.namespace.is_empty() {
             "(top level)".into()
         } else {
-            crate::model::printable(&skill.namespace)
+            skilldex::model::printable(&skill.namespace)
         },
     )?;
     field(
         "path",
-        &crate::model::printable(&skill.path.to_string_lossy()),
+        &skilldex::model::printable(&skill.path.to_string_lossy()),
     )?;
     if let Some(v) = &skill.license {
         field("license", v)?;
@@ -790,7 +792,7 @@ fn read_by_path(
             {
                 Some(d) => format!(
                     "{} did not load: {} (`skilldex lint` lists every problem)",
-                    crate::model::printable(&located.skill_files[0].to_string_lossy()),
+                    skilldex::model::printable(&located.skill_files[0].to_string_lossy()),
                     diagnostic_line(d, &Style::new(super::ColorChoice::Never, false)),
                 ),
                 None => format!(
@@ -804,7 +806,7 @@ fn read_by_path(
 }
 
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
-    use crate::query::ReadError;
+    use skilldex::query::ReadError;
     if let Some(code) = refuse_blank_name(&args.target, "read") {
         return Ok(code);
     }
@@ -909,7 +911,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         out,
         "skill {} — folder {}",
         result.skill,
-        crate::model::printable(&result.folder.to_string_lossy())
+        skilldex::model::printable(&result.folder.to_string_lossy())
     )?;
     if let Some(files) = result.files_line(30) {
         writeln!(out, "files: {files}")?;
@@ -951,7 +953,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             format!("{}/{}", result.skill, result.path)
         };
         let mut command = format!("skilldex read {} --lines {next}", shell_word(&target));
-        if args.max_tokens != 0 && args.max_tokens != crate::query::read::DEFAULT_MAX_TOKENS {
+        if args.max_tokens != 0 && args.max_tokens != skilldex::query::read::DEFAULT_MAX_TOKENS {
             command.push_str(&format!(" --max-tokens {}", args.max_tokens));
         }
         command.push_str(&global_flags(&cli.global));
@@ -959,7 +961,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             out,
             "\n[cut at about {} tokens; continue with `{command}`]",
             thousands(if args.max_tokens == 0 {
-                crate::query::read::DEFAULT_MAX_TOKENS
+                skilldex::query::read::DEFAULT_MAX_TOKENS
             } else {
                 args.max_tokens
             }),
@@ -1030,7 +1032,7 @@ fn global_flags(global: &super::GlobalArgs) -> String {
 }
 
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
-    use crate::query::{GrepError, LineKind};
+    use skilldex::query::{GrepError, LineKind};
     if args.max_results == Some(0) {
         say!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
         return Ok(ExitCode::from(2));

@@ -22,10 +22,10 @@ mod style;
 mod tools;
 mod watch;
 
-use crate::catalog::{Catalog, CatalogBuilder};
-use crate::model::Profile;
-use crate::query::{Format, Mode, PathStyle};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use skilldex::catalog::{Catalog, CatalogBuilder};
+use skilldex::model::Profile;
+use skilldex::query::{Format, Mode, PathStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -213,9 +213,9 @@ struct ReadArgs {
     section: Option<String>,
     /// Only these lines of the file: `A:B`, `A:` or `:B` (1-based, inclusive).
     #[arg(long, value_name = "A:B")]
-    lines: Option<crate::query::LineRange>,
+    lines: Option<skilldex::query::LineRange>,
     /// Cut the answer at about this many tokens (at a line boundary).
-    #[arg(long, value_name = "N", default_value_t = crate::query::read::DEFAULT_MAX_TOKENS)]
+    #[arg(long, value_name = "N", default_value_t = skilldex::query::read::DEFAULT_MAX_TOKENS)]
     max_tokens: usize,
     /// Print JSON.
     #[arg(long)]
@@ -302,16 +302,16 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 /// The configuration files and `SKILLDEX_*` variables, merged.
-fn settings(global: &GlobalArgs) -> anyhow::Result<crate::config::Settings> {
-    let sources = crate::config::Sources::from_environment(global.config.clone());
-    Ok(crate::config::load(&sources)?)
+fn settings(global: &GlobalArgs) -> anyhow::Result<skilldex::config::Settings> {
+    let sources = skilldex::config::Sources::from_environment(global.config.clone());
+    Ok(skilldex::config::load(&sources)?)
 }
 
 /// Where a root came from, so that a message about it can say what to fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RootOrigin {
     Flag,
-    Config(crate::config::Origin),
+    Config(skilldex::config::Origin),
     Default,
 }
 
@@ -320,7 +320,7 @@ enum RootOrigin {
 /// exist.
 fn resolve_roots(
     global: &GlobalArgs,
-    settings: &crate::config::Settings,
+    settings: &skilldex::config::Settings,
 ) -> anyhow::Result<Vec<(PathBuf, RootOrigin)>> {
     if !global.roots.is_empty() {
         return Ok(global
@@ -399,9 +399,9 @@ fn build(global: &GlobalArgs, builder: &CatalogBuilder) -> anyhow::Result<Catalo
 
 /// A missing root or a file given as a root, with what to fix: the flag,
 /// the variable, or the entry of the configuration file.
-fn explain_root_error(global: &GlobalArgs, error: crate::CatalogError) -> anyhow::Error {
-    use crate::config::Origin;
-    use crate::CatalogError;
+fn explain_root_error(global: &GlobalArgs, error: skilldex::CatalogError) -> anyhow::Error {
+    use skilldex::config::Origin;
+    use skilldex::CatalogError;
     let (root, problem) = match &error {
         CatalogError::RootNotFound(root) => (root, "does not exist"),
         CatalogError::RootNotADirectory(root) => (root, "is not a folder"),

@@ -15,13 +15,13 @@ use super::commands::{
 };
 use super::style::Style;
 use super::{build, builder, Cli, PathsArg, RenderArgs};
-use crate::live::{Change, LiveCatalog, LiveError, WatchOptions};
-use crate::model::{Profile, Severity};
-use crate::query::{self, DirectorySession, Format, RenderOptions, ShownState};
-use crate::rules::thousands;
-use crate::tokens;
 use anyhow::Context as _;
 use clap::Args;
+use skilldex::live::{Change, LiveCatalog, LiveError, WatchOptions};
+use skilldex::model::{Profile, Severity};
+use skilldex::query::{self, DirectorySession, Format, RenderOptions, ShownState};
+use skilldex::rules::thousands;
+use skilldex::tokens;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -43,7 +43,7 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     poll_interval: u64,
     /// Milliseconds of quiet after a change before the catalog is rebuilt.
-    #[arg(long, value_name = "MS", default_value_t = crate::live::DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, value_name = "MS", default_value_t = skilldex::live::DEFAULT_DEBOUNCE_MS)]
     debounce: u64,
     /// How skill paths are shown in the directory.
     #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
@@ -68,7 +68,7 @@ struct RevisionLine<'a> {
     added: &'a [String],
     changed: &'a [String],
     removed: &'a [String],
-    diagnostics: &'a [crate::model::Diagnostic],
+    diagnostics: &'a [skilldex::model::Diagnostic],
     /// Skills kept at their last good version.
     stale: &'a [String],
 }
@@ -358,7 +358,7 @@ fn summary(change: &Change) -> String {
     parts.join(", ")
 }
 
-fn problems_summary(catalog: &crate::Catalog) -> String {
+fn problems_summary(catalog: &skilldex::Catalog) -> String {
     let errors = catalog
         .diagnostics()
         .iter()
