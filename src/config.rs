@@ -556,8 +556,7 @@ fn top_level_key(line: &str) -> Option<&str> {
 
 /// Does a `disabled`/`enabled` entry name this skill?
 pub fn names_skill(entry: &str, skill: &crate::model::Skill) -> bool {
-    let entry = entry.trim().trim_matches('/');
-    entry == skill.name || entry == skill.id || entry == skill.qualified_name()
+    skill.answers_to(entry)
 }
 
 /// What persisting "enable always" changed.

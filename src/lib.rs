@@ -25,6 +25,7 @@
 
 pub mod catalog;
 pub mod config;
+mod hash;
 pub mod live;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -594,11 +594,7 @@ impl Catalog {
         if names.is_empty() || !self.disabled.is_empty() {
             return self;
         }
-        let named = |skill: &Skill| {
-            names.contains(&skill.name)
-                || names.contains(&skill.id)
-                || names.contains(&skill.qualified_name())
-        };
+        let named = |skill: &Skill| names.iter().any(|name| skill.answers_to(name));
         if !self.skills.iter().any(|s| named(s)) {
             return self;
         }
@@ -611,7 +607,7 @@ impl Catalog {
         self.skills = enabled;
         self.all_skills = all;
         // Enabling or disabling a skill changes what the directory shows.
-        let mut hash = Fnv::new();
+        let mut hash = crate::hash::StableHasher::new();
         hash.write(self.revision.as_bytes());
         for skill in &disabled {
             hash.write(skill.id.as_bytes());
@@ -671,12 +667,7 @@ impl Catalog {
     /// A new snapshot in which the disabled skills named by `keys` are
     /// enabled (a user said yes for this session).
     pub fn enabling(&self, keys: &[&str]) -> Catalog {
-        let named = |skill: &Skill| {
-            keys.iter().any(|key| {
-                let key = key.trim().trim_matches('/');
-                key == skill.id || key == skill.name || key == skill.qualified_name()
-            })
-        };
+        let named = |skill: &Skill| keys.iter().any(|key| skill.answers_to(key));
         if !self.disabled.iter().any(|s| named(s)) {
             return self.clone();
         }
@@ -851,9 +842,7 @@ impl Catalog {
     /// Does a skill of this snapshot, disabled ones included, answer to
     /// `key` (name, id or `namespace/name`)?
     pub fn names_any_skill(&self, key: &str) -> bool {
-        self.every_skill()
-            .iter()
-            .any(|skill| crate::config::names_skill(key, skill))
+        self.every_skill().iter().any(|skill| skill.answers_to(key))
     }
 }
 
@@ -885,41 +874,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// A small word-at-a-time hash (FxHash's multiply-rotate step over
-/// little-endian 8-byte words): stable across platforms and releases, and
-/// fast enough to hash every description on each build.
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-
-    pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail));
-        // The length separates ("ab","c") from ("a","bc").
-        self.add(bytes.len() as u64);
-    }
-
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// The namespaces of `all` without the disabled skills; namespaces left
 /// with none are dropped.
 fn enabled_namespaces(all: &[Namespace], disabled: &[Arc<Skill>]) -> Vec<Namespace> {
@@ -949,7 +903,7 @@ fn revision_of(
     diagnostics: &[Diagnostic],
     stale: &[String],
 ) -> String {
-    let mut hash = Fnv::new();
+    let mut hash = crate::hash::StableHasher::new();
     for skill in skills {
         // The description comes from the file, so the file's hash stands
         // for it (and for every other field read from the file).

@@ -10,8 +10,8 @@
 //! catalog order, so the same catalog always gives the same answer.
 
 use crate::catalog::Catalog;
+use crate::hash::FastMap;
 use crate::model::Skill;
-use crate::search::index::FastMap;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,

@@ -847,7 +847,7 @@ fn parse_skill_head(
     }
     // What a reader needs to tell versions of the file apart: its bytes, or
     // for a file read only in part, its head, size and modification time.
-    let mut hash = crate::catalog::Fnv::new();
+    let mut hash = crate::hash::StableHasher::new();
     hash.write(bytes);
     if partial {
         hash.write(&size.to_le_bytes());
