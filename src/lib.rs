@@ -36,6 +36,7 @@ pub mod rules;
 pub mod scan;
 pub mod schema;
 pub mod search;
+pub mod text;
 pub mod tokens;
 pub mod tools;
 

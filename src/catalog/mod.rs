@@ -850,28 +850,16 @@ fn similar_ids<'a>(skills: &'a [Arc<Skill>], key: &str, limit: usize) -> Vec<&'a
     let key = key.to_lowercase();
     let mut scored: Vec<(usize, &str)> = skills
         .iter()
-        .map(|s| (edit_distance(&key, &s.id.to_lowercase()), s.id.as_str()))
+        .map(|s| {
+            (
+                crate::text::edit_distance(&key, &s.id.to_lowercase()),
+                s.id.as_str(),
+            )
+        })
         .filter(|(d, id)| *d <= 3.max(key.chars().count() / 3) || id.contains(key.as_str()))
         .collect();
     scored.sort();
     scored.into_iter().take(limit).map(|(_, id)| id).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(current + 1);
-            previous = current;
-        }
-    }
-    row[b.len()]
 }
 
 /// The namespaces of `all` without the disabled skills; namespaces left
@@ -930,15 +918,4 @@ fn revision_of(
         hash.write(id.as_bytes());
     }
     format!("{:016x}", hash.finish())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distance() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "ab"), 2);
-    }
 }
