@@ -1,6 +1,7 @@
 //! Integration tests: they drive the real `skilldex` binary on real fixture
 //! folders. One test binary, one module per area.
 
+mod architecture;
 mod bad_input;
 mod catalog;
 mod config;
