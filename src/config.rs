@@ -441,11 +441,23 @@ fn read_file_with_hint(
     })
 }
 
+/// The largest configuration file read: a real one is a few hundred bytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 fn read_text(path: &Path, hint: &'static str) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+    // Opened without blocking and checked on the open file: a pipe named
+    // as the config file is refused, not waited on.
+    let read_error = |error| ConfigError::Read {
         path: path.to_path_buf(),
         error,
         hint,
+    };
+    let bytes = crate::query::contain::read_regular(path, MAX_CONFIG_BYTES).map_err(read_error)?;
+    String::from_utf8(bytes).map_err(|_| {
+        read_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
     })
 }
 
@@ -482,6 +494,8 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
     if text.trim().is_empty() {
         return Ok(FileSettings::default());
     }
+    crate::parse::bounds::check_flow_nesting(text)
+        .map_err(|(line, column)| (line, column, crate::parse::bounds::flow_nesting_message()))?;
     let settings: FileSettings = serde_yaml_ng::from_str(text).map_err(|error| {
         let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
         let mut message = error.to_string();

@@ -167,7 +167,17 @@ impl SkillIndex {
     /// files). The path is percent-decoded; empty for the root itself.
     pub fn locate(&self, uri: &str) -> Option<(usize, String)> {
         let trimmed = uri.trim_end_matches('/');
+        // No root is longer than the longest: prefixes start there, so a
+        // URI of a million segments costs one pass, not one per segment.
+        let longest = self.entries.iter().map(|(r, _)| r.len()).max()?;
         let mut end = trimmed.len();
+        if end > longest {
+            let mut cut = longest + 1;
+            while !trimmed.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            end = trimmed[..cut].rfind('/')?;
+        }
         loop {
             let prefix = &trimmed[..end];
             if let Some(skill) = self.by_root(prefix) {
@@ -180,6 +190,24 @@ impl SkillIndex {
             }
         }
     }
+}
+
+/// The longest URI read: a path the system can open (4,096 bytes), each
+/// byte percent-encoded, and the scheme and namespace around it.
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+
+/// Refuse a URI longer than `MAX_URI_BYTES` before anything else looks
+/// at it; the message quotes its start only.
+pub fn check_length(uri: &str) -> Result<(), String> {
+    if uri.len() <= MAX_URI_BYTES {
+        return Ok(());
+    }
+    let shown: String = uri.chars().take(80).collect();
+    Err(format!(
+        "the URI {shown}… is {} bytes; the longest this server reads is {} — use a URI from skills/list or resources/list",
+        crate::rules::thousands(uri.len()),
+        crate::rules::thousands(MAX_URI_BYTES)
+    ))
 }
 
 /// Check that `uri` is spelled the one way this server spells its URIs:

@@ -131,8 +131,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<File> {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
-                "{} is {}, not a regular file — name a regular file",
-                crate::model::printable(&path.to_string_lossy()),
+                "it is {}, not a regular file",
                 kind_name(metadata.file_type())
             ),
         ));
@@ -163,8 +162,9 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(
-                "{} is {len} bytes; the limit is {max}",
-                crate::model::printable(&path.to_string_lossy())
+                "it is {} bytes; the limit is {}",
+                crate::rules::thousands(len as usize),
+                crate::rules::thousands(max as usize)
             ),
         ));
     }
