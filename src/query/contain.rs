@@ -127,7 +127,7 @@ pub fn kind_name(file_type: std::fs::FileType) -> &'static str {
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
     let file = open_nonblocking(path)?;
     let metadata = file.metadata()?;
-    if !metadata.is_file() {
+    if !metadata.is_file() && !is_null_device(&metadata) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
@@ -137,6 +137,20 @@ pub fn open_regular(path: &Path) -> std::io::Result<File> {
         ));
     }
     Ok(file)
+}
+
+/// `/dev/null` (by device number, under any name): the usual way to say
+/// "an empty file" (`--config /dev/null`); it reads as nothing at once.
+#[cfg(unix)]
+fn is_null_device(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    metadata.file_type().is_char_device()
+        && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == metadata.rdev())
+}
+
+#[cfg(not(unix))]
+fn is_null_device(_metadata: &std::fs::Metadata) -> bool {
+    false
 }
 
 #[cfg(unix)]

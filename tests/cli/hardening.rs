@@ -195,6 +195,111 @@ fn deep_brackets_are_refused_before_the_yaml_parser_sees_them() {
     assert!(out.stderr.contains("more than 32 levels"), "{out:?}");
 }
 
+#[test]
+fn messages_say_what_is_wrong() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(&root, "s/SKILL.md", skill_md("s", "S. Use when testing."));
+    // A root that is a link to itself loops; it does exist.
+    std::os::unix::fs::symlink("loop", temp.path().join("loop")).unwrap();
+    let config = write(temp.path(), "skilldex.yaml", "roots: [loop]\n");
+    let mut command = skilldex();
+    command
+        .current_dir(temp.path())
+        .args(["--config", s(&config), "render"]);
+    let out = bounded(command);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("leads nowhere"), "{out:?}");
+    // A skill file that is a pipe, read by its path, is called a pipe.
+    write(&root, "p/other.md", "x");
+    mkfifo(&root.join("p/SKILL.md"));
+    let out = run(&root, &["read", s(&root.join("p/SKILL.md"))]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("named pipe (FIFO)"), "{out:?}");
+}
+
+#[test]
+fn control_characters_in_file_names_never_reach_the_terminal() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(root, "s/SKILL.md", skill_md("s", "S. Use when testing."));
+    write(root, "s/ref\x1b[2J.md", "NEEDLE one\n");
+    write(root, "s/ref\nnew.md", "NEEDLE two\n");
+    let out = run(root, &["grep", "NEEDLE"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stdout.contains('\x1b'), "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    assert!(lines.iter().all(|l| l.starts_with("s/ref")), "{out:?}");
+    assert!(
+        out.stdout.contains("s/ref\\u{1b}[2J.md:1:NEEDLE one"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout.contains("s/ref\\nnew.md:1:NEEDLE two"),
+        "{out:?}"
+    );
+}
+
+/// A symlinked root retargeted the way deployments do it (`ln -sfn v2
+/// current`: a new link renamed over the old) is noticed, and so is a
+/// root folder swapped for a link and back.
+#[test]
+fn a_retargeted_root_link_is_followed_by_watch() {
+    use std::process::Stdio;
+    let temp = tempfile::tempdir().unwrap();
+    let base = temp.path();
+    write(base, "v1/a/SKILL.md", skill_md("a", "A. Use when testing."));
+    write(base, "v2/b/SKILL.md", skill_md("b", "B. Use when testing."));
+    std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
+    let mut child = skilldex()
+        .current_dir(base)
+        .args(["watch", "--root", "current", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = super::line_channel(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    let mut wait_for = |what: &str, check: &dyn Fn(&serde_json::Value) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = lines.recv_timeout(left) else {
+                panic!("no {what} within 60 s; seen:\n{}", seen.join("\n"));
+            };
+            seen.push(line.clone());
+            if serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| check(&v)) {
+                return;
+            }
+        }
+    };
+    let has = |v: &serde_json::Value, key: &str, id: &str| {
+        v[key].as_array().is_some_and(|a| a.iter().any(|x| x == id))
+    };
+    wait_for("ready", &|v| v["type"] == "ready");
+    std::os::unix::fs::symlink("v2", base.join("current.new")).unwrap();
+    std::fs::rename(base.join("current.new"), base.join("current")).unwrap();
+    wait_for("b after the retarget", &|v| {
+        has(v, "added", "b") && has(v, "removed", "a")
+    });
+    // The link swapped for a folder, and back.
+    std::fs::remove_file(base.join("current")).unwrap();
+    write(
+        base,
+        "current/c/SKILL.md",
+        skill_md("c", "C. Use when testing."),
+    );
+    wait_for("c in the folder", &|v| has(v, "added", "c"));
+    std::fs::rename(base.join("current"), base.join("v3")).unwrap();
+    std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
+    wait_for("a again", &|v| {
+        has(v, "added", "a") && has(v, "removed", "c")
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[cfg(feature = "mcp")]
 mod served {
     use super::*;
@@ -282,6 +387,36 @@ mod served {
         assert!(answer.get("error").is_some(), "{answer}");
         let answer = raw.request("ping", json!({}));
         assert!(answer.get("result").is_some(), "{answer}");
+    }
+
+    #[test]
+    fn odd_file_names_are_escaped_and_what_is_advertised_is_served() {
+        use std::os::unix::ffi::OsStrExt;
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        write(root, "s/SKILL.md", skill_md("s", "S. Use when testing."));
+        write(root, "s/ref\x1b[2J.md", "NEEDLE one\n");
+        write(root, "s/ref\nnew.md", "NEEDLE two\n");
+        let odd = root
+            .join("s")
+            .join(std::ffi::OsStr::from_bytes(b"bad\xff.md"));
+        std::fs::write(odd, "NEEDLE three\n").unwrap();
+        let mut raw = Raw::start(root, &["--no-watch"]);
+        let (_, text) = raw.call("grep_skills", json!({"pattern": "NEEDLE"}));
+        assert!(!text.contains('\x1b'), "{text}");
+        assert!(text.contains("s/ref\\nnew.md:1: NEEDLE two"), "{text}");
+        let answer = raw.request("skills/get", json!({"uri": "skill://s/SKILL.md"}));
+        let resources = answer["result"]["skill"]["resources"].as_array().cloned();
+        let resources = resources.unwrap_or_else(|| panic!("{answer}"));
+        assert!(resources.len() >= 3, "{answer}");
+        for resource in resources {
+            let uri = resource["uri"].as_str().unwrap();
+            let read = raw.request("resources/read", json!({"uri": uri}));
+            assert!(
+                read.get("result").is_some(),
+                "{uri} is advertised but not served: {read}"
+            );
+        }
     }
 
     /// Send `hostile` (a request line with id `hostile_id`) and then a
