@@ -252,14 +252,24 @@ fn a_retargeted_root_link_is_followed_by_watch() {
     write(base, "v1/a/SKILL.md", skill_md("a", "A. Use when testing."));
     write(base, "v2/b/SKILL.md", skill_md("b", "B. Use when testing."));
     std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
-    let mut child = skilldex()
-        .current_dir(base)
-        .args(["watch", "--root", "current", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let lines = super::line_channel(child.stdout.take().unwrap());
+    /// Killed when the test ends, passed or failed.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Killed(
+        skilldex()
+            .current_dir(base)
+            .args(["watch", "--root", "current", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let lines = super::line_channel(child.0.stdout.take().unwrap());
     let mut seen = Vec::new();
     let mut wait_for = |what: &str, check: &dyn Fn(&serde_json::Value) -> bool| {
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -296,8 +306,6 @@ fn a_retargeted_root_link_is_followed_by_watch() {
     wait_for("a again", &|v| {
         has(v, "added", "a") && has(v, "removed", "c")
     });
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[cfg(feature = "mcp")]
@@ -417,6 +425,25 @@ mod served {
                 "{uri} is advertised but not served: {read}"
             );
         }
+    }
+
+    #[test]
+    fn protocol_mistakes_are_named() {
+        let temp = tempfile::tempdir().unwrap();
+        write(
+            temp.path(),
+            "s/SKILL.md",
+            skill_md("s", "S. Use when testing."),
+        );
+        let mut raw = Raw::spawn(temp.path(), &["--no-watch"], std::process::Stdio::null());
+        raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"r","version":"1"}}}"#);
+        let answer = raw.answer(&json!(1));
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("needs `protocolVersion`"), "{answer}");
+        raw.send(r#"{"jsonrpc":"2.0","id":2,"id":3,"method":"ping"}"#);
+        let answer = raw.wait_for("the duplicate-id answer", |m| m.get("error").is_some());
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("the key `id` is given twice"), "{answer}");
     }
 
     /// Send `hostile` (a request line with id `hostile_id`) and then a
