@@ -714,7 +714,9 @@ pub fn grep_skills(
             };
             text.push_str(&format!(
                 "{}/{}:{}: {shown}{cut}\n",
-                file.skill, file.path, line.line
+                file.skill,
+                crate::model::printable(&file.path),
+                line.line
             ));
         }
     }

@@ -433,8 +433,19 @@ impl Assembly {
 }
 
 /// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
+/// The file is opened inside its own folder (`query::contain`): a skill
+/// file that is a symlink out of its folder, a pipe, or larger than
+/// `query::read::MAX_READ_BYTES` is refused before anything is read.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bytes = crate::query::contain::read_inside(
+        path.parent().unwrap_or(Path::new(".")),
+        &name,
+        crate::query::read::MAX_READ_BYTES,
+    )?;
     Ok(parse::decode(&bytes).0.into_owned())
 }
 

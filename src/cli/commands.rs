@@ -9,6 +9,7 @@ use super::{
 };
 use anyhow::Context as _;
 use skilldex::catalog::{Catalog, CatalogBuilder};
+use skilldex::model::printable;
 use skilldex::model::{Diagnostic, Profile, Severity, Skill};
 use skilldex::query::{self, render, Budget, Format, RenderOptions};
 use skilldex::rules::thousands;
@@ -744,6 +745,23 @@ fn read_by_path(
             1,
         ));
     }
+    // A skill file that is a pipe or a device: say what it is, not that
+    // no skill folder holds it.
+    let named_like_a_skill_file = given
+        .file_name()
+        .is_some_and(|n| skilldex::scan::SKILL_FILE_NAMES.iter().any(|s| n == *s));
+    if let Ok(metadata) = std::fs::metadata(given) {
+        if named_like_a_skill_file && !metadata.is_file() && !metadata.is_dir() {
+            return Ok(PathRead::Refused(
+                format!(
+                    "{} is {}, not a regular file, and is never read — a skill file must be a regular Markdown file",
+                    printable(trimmed),
+                    query::contain::kind_name(metadata.file_type())
+                ),
+                2,
+            ));
+        }
+    }
     let Some(located) = query::read::locate_path(builder.roots(), trimmed) else {
         let roots: Vec<String> = builder
             .roots()
@@ -1098,7 +1116,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         if args.files_with_matches {
-            writeln!(out, "{}/{}", file.skill, file.path)?;
+            writeln!(out, "{}/{}", file.skill, printable(&file.path))?;
             continue;
         }
         let mut previous: Option<u64> = None;
@@ -1114,7 +1132,12 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "{}/{}{separator}{}{separator}{}",
-                file.skill, file.path, line.line, line.text
+                file.skill,
+                // A control character in a file name must not reach the
+                // terminal or split the line.
+                printable(&file.path),
+                line.line,
+                line.text
             )?;
             previous = Some(line.line);
         }

@@ -403,6 +403,15 @@ fn explain_root_error(global: &GlobalArgs, error: skilldex::CatalogError) -> any
     use skilldex::config::Origin;
     use skilldex::CatalogError;
     let (root, problem) = match &error {
+        // A link to nothing (or to itself) exists, but leads nowhere.
+        CatalogError::RootNotFound(root)
+            if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) =>
+        {
+            (
+                root,
+                "is a symlink that leads nowhere (its target is missing, or it loops back to itself)",
+            )
+        }
         CatalogError::RootNotFound(root) => (root, "does not exist"),
         CatalogError::RootNotADirectory(root) => (root, "is not a folder"),
     };

@@ -391,8 +391,12 @@ pub(super) fn render_since(
     args: &RenderArgs,
     previous: &Path,
 ) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(previous)
+    // Never a pipe (it would wait for a writer), never more than a
+    // snapshot can hold.
+    let bytes = skilldex::query::contain::read_regular(previous, 256 * 1024 * 1024)
         .with_context(|| format!("reading {}", previous.display()))?;
+    let text =
+        String::from_utf8(bytes).with_context(|| format!("reading {}", previous.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not JSON", previous.display()))?;
     let shown =

@@ -77,6 +77,20 @@ pub struct VisitedFile<'a> {
     pub bytes: Option<&'a [u8]>,
     /// Reached through a symlink (the file or a folder above it).
     pub through_link: bool,
+    /// The walk's entry, to open the file from its open folder.
+    entry: Option<&'a walk::Entry<'a>>,
+}
+
+impl VisitedFile<'_> {
+    /// Open the file from the folder the walk holds open, as it was
+    /// listed (never by its whole path, which a swapped folder could
+    /// lead elsewhere); the file must be checked on the open handle.
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        match self.entry {
+            Some(entry) => entry.open_as_listed(),
+            None => crate::query::contain::open_regular(self.path),
+        }
+    }
 }
 
 /// Called from the walker threads for every regular file, so work on file
@@ -588,6 +602,7 @@ fn visit(
                 path,
                 bytes: None,
                 through_link,
+                entry: Some(&entry),
             });
         }
     }
@@ -843,6 +858,7 @@ fn parse_skill_head(
             path,
             bytes: (!partial).then_some(bytes),
             through_link,
+            entry: None,
         });
     }
     // What a reader needs to tell versions of the file apart: its bytes, or

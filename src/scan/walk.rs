@@ -54,6 +54,25 @@ impl Entry<'_> {
             None => File::open(self.path),
         }
     }
+
+    /// Open the entry as it was listed: a regular file is opened from its
+    /// open folder without following a symlink (one swapped in since the
+    /// listing is refused); a listed symlink is followed.
+    pub fn open_as_listed(&self) -> std::io::Result<File> {
+        match self.folder {
+            Some(folder) if self.kind != Kind::Symlink => folder.open_file_no_follow(self.name),
+            _ => self.open(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Entry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .finish()
+    }
 }
 
 /// What the walk hands to its callback.
@@ -559,6 +578,17 @@ mod sys {
             Ok(File::from(fd))
         }
 
+        /// `open_file`, refusing a symlink.
+        pub fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<File> {
+            let fd = openat(
+                &self.0,
+                name,
+                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOFOLLOW,
+                Mode::empty(),
+            )?;
+            Ok(File::from(fd))
+        }
+
         /// Append the folder's entries (without `.` and `..`) to `out`.
         pub fn list(
             &self,
@@ -653,6 +683,10 @@ mod sys {
         }
 
         pub fn open_file(&self, name: &OsStr) -> std::io::Result<File> {
+            File::open(self.0.join(name))
+        }
+
+        pub fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<File> {
             File::open(self.0.join(name))
         }
 

@@ -7,6 +7,8 @@ mod catalog;
 mod config;
 mod disclosure;
 mod grep;
+#[cfg(unix)]
+mod hardening;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
