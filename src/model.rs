@@ -98,12 +98,15 @@ pub enum Code {
     FieldType,
     CompatibilityTooLong,
     MetadataNotStringMap,
+    MetadataValueNotText,
+    AllowedToolsList,
     UnknownKey,
     ClientKey,
     XmlTag,
     ControlCharacter,
     // catalog
     NamespaceFileInvalid,
+    PluginManifestInvalid,
     NameShadowed,
     BodyTooLong,
     LinkBroken,
@@ -145,11 +148,14 @@ impl Code {
             Code::FieldType => "field-type",
             Code::CompatibilityTooLong => "compatibility-too-long",
             Code::MetadataNotStringMap => "metadata-not-string-map",
+            Code::MetadataValueNotText => "metadata-value-not-text",
+            Code::AllowedToolsList => "allowed-tools-list",
             Code::UnknownKey => "unknown-key",
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
             Code::ControlCharacter => "control-character",
             Code::NamespaceFileInvalid => "namespace-file-invalid",
+            Code::PluginManifestInvalid => "plugin-manifest-invalid",
             Code::NameShadowed => "name-shadowed",
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
@@ -196,7 +202,12 @@ impl Code {
             | Code::YamlIndentedKey
             | Code::YamlCommentInValue
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
-            Code::NameShadowed | Code::NamespaceFileInvalid => {
+            // A value with a text form (a number, a boolean, a list of tool
+            // names) that hosts read as they are: worth fixing, not fatal.
+            Code::MetadataValueNotText | Code::AllowedToolsList => {
+                (Some(Warning), Some(Error), None)
+            }
+            Code::NameShadowed | Code::NamespaceFileInvalid | Code::PluginManifestInvalid => {
                 (Some(Warning), Some(Warning), Some(Warning))
             }
             Code::Yaml11Value => (Some(Warning), Some(Warning), None),
@@ -271,8 +282,13 @@ pub struct Skill {
     /// The name, normalised to one line (front matter `name`, else the folder).
     pub name: String,
     /// Folder path between the root and the skill folder, `/`-separated;
-    /// empty for skills at the top of a root.
+    /// empty for skills at the top of a root. In a plugin, the plugin's
+    /// name instead of the path to its skills folder (`scan::plugin`).
     pub namespace: String,
+    /// The namespace is a plugin: the name is qualified `plugin:name`, as
+    /// Claude Code writes it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub plugin: bool,
     /// The description, normalised to one line.
     pub description: String,
     /// The description exactly as the YAML parser produced it.
@@ -317,10 +333,13 @@ impl Skill {
         self.path.parent().unwrap_or(Path::new(""))
     }
 
-    /// `namespace/name`, the form that stays unique across namespaces.
+    /// `namespace/name`, the form that stays unique across namespaces;
+    /// `plugin:name` for a skill of a plugin.
     pub fn qualified_name(&self) -> String {
         if self.namespace.is_empty() {
             self.name.clone()
+        } else if self.plugin {
+            format!("{}:{}", self.namespace, self.name)
         } else {
             format!("{}/{}", self.namespace, self.name)
         }

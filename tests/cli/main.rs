@@ -6,6 +6,7 @@ mod catalog;
 mod config;
 mod disclosure;
 mod grep;
+mod layouts;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
