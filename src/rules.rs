@@ -173,6 +173,18 @@ pub enum LinkState {
 /// skill folder or a folder inside it). `show`, `read` and `lint` all ask
 /// this one function, so they agree.
 pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState {
+    match placeholder(target) {
+        Some((Placeholder::SkillDir, rest)) => return state_inside(skill_dir, rest),
+        Some((Placeholder::PluginRoot, rest)) => {
+            return match crate::scan::plugin::plugin_root_of(skill_dir) {
+                Some(plugin) => state_inside(&plugin, rest),
+                None => LinkState::Escapes(
+                    "starts with `${CLAUDE_PLUGIN_ROOT}`, but the skill is not in a plugin (no `.claude-plugin/plugin.json` above it, no `skills/` folder holding it)".to_string(),
+                ),
+            };
+        }
+        None => {}
+    }
     if Path::new(target).is_absolute() || target.starts_with(['/', '\\']) {
         return LinkState::Escapes("is an absolute path".to_string());
     }
@@ -182,7 +194,48 @@ pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState 
     } else {
         format!("{}/{target}", prefix.to_string_lossy())
     };
-    let path = match resolve_inside(skill_dir, &combined) {
+    state_inside(skill_dir, &combined)
+}
+
+/// What a path placeholder at the start of a link stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placeholder {
+    /// The skill folder: `{baseDir}` (the Agent Skills convention),
+    /// `${CLAUDE_SKILL_DIR}` (Claude Code).
+    SkillDir,
+    /// The plugin folder: `${CLAUDE_PLUGIN_ROOT}` (Claude Code plugins).
+    PluginRoot,
+}
+
+/// The placeholder `target` starts with, and the path after it (without
+/// its leading `/`).
+fn placeholder(target: &str) -> Option<(Placeholder, &str)> {
+    const FORMS: &[(&str, Placeholder)] = &[
+        ("{baseDir}", Placeholder::SkillDir),
+        ("${baseDir}", Placeholder::SkillDir),
+        ("${CLAUDE_SKILL_DIR}", Placeholder::SkillDir),
+        ("$CLAUDE_SKILL_DIR", Placeholder::SkillDir),
+        ("${CLAUDE_PLUGIN_ROOT}", Placeholder::PluginRoot),
+        ("$CLAUDE_PLUGIN_ROOT", Placeholder::PluginRoot),
+    ];
+    if !target.starts_with(['{', '$']) {
+        return None;
+    }
+    FORMS.iter().find_map(|(form, kind)| {
+        let rest = target.strip_prefix(form)?;
+        // `$CLAUDE_SKILL_DIRS` is another variable.
+        (rest.is_empty() || rest.starts_with(['/', '\\']))
+            .then(|| (*kind, rest.trim_start_matches(['/', '\\'])))
+    })
+}
+
+/// Where `relative` leads inside `skill_dir` (a skill folder, or the
+/// plugin folder a placeholder named), which it must stay in.
+fn state_inside(skill_dir: &Path, relative: &str) -> LinkState {
+    if Path::new(relative).is_absolute() || relative.starts_with(['/', '\\']) {
+        return LinkState::Escapes("is an absolute path".to_string());
+    }
+    let path = match resolve_inside(skill_dir, relative) {
         Ok(path) => path,
         Err(reason) => return LinkState::Escapes(reason.to_string()),
     };

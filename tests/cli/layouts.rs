@@ -167,3 +167,70 @@ fn a_manifest_that_does_not_parse_is_reported_and_its_skills_still_load() {
         "{render:?}"
     );
 }
+
+#[test]
+fn path_placeholders_in_links_resolve_for_lint_and_read() {
+    let root = fixture("layouts/placeholders");
+    let (_, diagnostics) = lint_json(&root, &[]);
+    let links: Vec<(String, String)> = diagnostics
+        .iter()
+        .filter(|d| d["code"].as_str().unwrap().starts_with("link-"))
+        .map(|d| {
+            let message = d["message"].as_str().unwrap();
+            let target = message.split('`').nth(1).unwrap().to_string();
+            (d["code"].as_str().unwrap().to_string(), target)
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            // Not in a plugin: `${CLAUDE_PLUGIN_ROOT}` leads nowhere.
+            (
+                "link-escapes".to_string(),
+                "${CLAUDE_PLUGIN_ROOT}/scripts/changelog.sh".to_string()
+            ),
+            // A placeholder does not make a missing file exist...
+            (
+                "link-broken".to_string(),
+                "{baseDir}/references/glossary.md".to_string()
+            ),
+            // ...nor let a link climb out of the plugin.
+            (
+                "link-escapes".to_string(),
+                "${CLAUDE_PLUGIN_ROOT}/../outside.md".to_string()
+            ),
+        ],
+        "{diagnostics:?}"
+    );
+    let read = run(&[
+        "read",
+        "guide-writer",
+        "--root",
+        root.to_str().unwrap(),
+        "--json",
+    ])
+    .json();
+    let resolving: Vec<&str> = read["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["resolves"] == true)
+        .map(|l| l["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        resolving,
+        [
+            "{baseDir}/references/style.md",
+            "${CLAUDE_SKILL_DIR}/references/style.md",
+            "${CLAUDE_PLUGIN_ROOT}/scripts/check-links.sh"
+        ]
+    );
+    // In a reference file, `{baseDir}` is still the skill folder.
+    let text = run(&[
+        "read",
+        "release-notes/references/template.md",
+        "--root",
+        root.to_str().unwrap(),
+    ]);
+    assert!(!text.stdout.contains("broken links"), "{text:?}");
+}
