@@ -323,11 +323,18 @@ pub fn check_fields(fields: &Fields, folder: &str) -> Vec<Finding> {
                 ),
             ));
         } else {
+            // Under `metadata:` a value must be text: the advice writes it so.
+            let value = fields
+                .extra
+                .get(key)
+                .map(crate::parse::frontmatter::json_text)
+                .unwrap_or_default();
             findings.push(Finding::new(
                 Code::UnknownKey,
                 position,
                 format!(
-                    "`{key}` is not an Agent Skills field; it is kept as extra metadata — move it under `metadata:` (the allowed keys are {})",
+                    "`{key}` is not an Agent Skills field; it is kept as extra metadata — move it under `metadata:` as `{key}: {}` (the allowed keys are {})",
+                    crate::parse::frontmatter::yaml_scalar(&value),
                     SPEC_KEYS.join(", ")
                 ),
             ));
@@ -363,53 +370,67 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
         name.nfkc().collect()
     };
     let chars = normalized.chars().count();
-    if chars > MAX_NAME_CHARS {
-        findings.push(Finding::new(
-            Code::NameTooLong,
-            position,
-            format!(
-                "name is {chars} characters; the limit is {MAX_NAME_CHARS} — shorten it and rename the folder to match"
-            ),
-        ));
-    }
-    let problems = name_problems(&normalized);
-    if !problems.is_empty() {
-        let suggestion = suggest_name(&normalized);
-        let fix = if suggestion.is_empty() {
-            String::from("choose a name of lowercase letters, digits and hyphens")
-        } else {
-            format!("try `{suggestion}`")
-        };
-        findings.push(Finding::new(
-            Code::NameInvalid,
-            position,
-            format!("name `{name}` {} — {fix}", problems.join(", ")),
-        ));
-    }
     let folder_normalized: String = if folder.is_ascii() {
         folder.to_string()
     } else {
         folder.nfkc().collect()
     };
-    if normalized != folder_normalized {
+    let folder_valid = is_valid_name(&folder_normalized);
+    let mut problems = name_problems(&normalized);
+    let too_long = chars > MAX_NAME_CHARS;
+    if too_long {
+        problems.insert(0, "is too long");
+    }
+    if !problems.is_empty() {
+        // One finding for a bad name, whatever its folder: every fix it
+        // offers passes the name rules and matches the folder.
+        let suggestion = suggest_name(&normalized);
+        let fix = if folder_valid && (suggestion == folder_normalized || suggestion.is_empty()) {
+            format!("set `name: {folder}`")
+        } else if folder_valid {
+            format!("set `name: {folder}` (the folder's name), or rename the folder to `{suggestion}` and set `name: {suggestion}`")
+        } else {
+            let suggestion = if suggestion.is_empty() {
+                suggest_name(&folder_normalized)
+            } else {
+                suggestion
+            };
+            if suggestion.is_empty() {
+                "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
+            } else {
+                format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
+            }
+        };
+        let what = if too_long {
+            format!(
+                "name is {chars} characters; the limit is {MAX_NAME_CHARS}{}",
+                if problems.len() > 1 {
+                    format!(", and it {}", problems[1..].join(", "))
+                } else {
+                    String::new()
+                }
+            )
+        } else {
+            format!("name `{name}` {}", problems.join(", "))
+        };
+        let code = if too_long && problems.len() == 1 {
+            Code::NameTooLong
+        } else {
+            Code::NameInvalid
+        };
+        let fix = if code == Code::NameTooLong {
+            format!("shorten it: {fix}")
+        } else {
+            fix
+        };
+        findings.push(Finding::new(code, position, format!("{what} — {fix}")));
+    } else if normalized != folder_normalized {
         // Offer only fixes that pass the name rules: a folder called
         // `data_tools` must not be suggested as a name.
-        let name_valid = problems.is_empty() && chars <= MAX_NAME_CHARS;
-        let folder_valid = is_valid_name(&folder_normalized);
-        let fix = match (name_valid, folder_valid) {
-            (true, true) => format!("rename the folder to `{name}` or set `name: {folder}`"),
-            (true, false) => {
-                format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
-            }
-            (false, true) => format!("set `name: {folder}`"),
-            (false, false) => {
-                let suggestion = suggest_name(&folder_normalized);
-                if suggestion.is_empty() {
-                    "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
-                } else {
-                    format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
-                }
-            }
+        let fix = if folder_valid {
+            format!("rename the folder to `{name}` or set `name: {folder}`")
+        } else {
+            format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
         };
         findings.push(Finding::new(
             Code::NameMismatch,
@@ -673,11 +694,44 @@ mod tests {
                 "{message}"
             );
         }
-        let message = mismatch_message("Data Tools", "data-tools");
-        assert!(message.ends_with("set `name: data-tools`"), "{message}");
-        let message = mismatch_message("Data Tools", "data_tools");
+    }
+
+    /// The one finding about a bad name, and its message.
+    fn bad_name(name: &str, folder: &str) -> (Vec<Code>, String) {
+        let findings = name_findings(name, folder);
+        let message = findings
+            .first()
+            .map(|f| f.message.clone())
+            .unwrap_or_default();
+        (findings.into_iter().map(|f| f.code).collect(), message)
+    }
+
+    #[test]
+    fn a_bad_name_is_one_finding_whose_fixes_match_the_folder() {
+        let (codes, message) = bad_name("Data Tools", "data-tools");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(message.ends_with("— set `name: data-tools`"), "{message}");
+        let (codes, message) = bad_name("Data Tools", "data_tools");
+        assert_eq!(codes, [Code::NameInvalid]);
         assert!(
             message.ends_with("rename the folder to `data-tools` and set `name: data-tools`"),
+            "{message}"
+        );
+        // A suggestion that is not the folder's name comes with the rename.
+        let (codes, message) = bad_name("21RISK Automation", "21risk");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(
+            message.ends_with("set `name: 21risk` (the folder's name), or rename the folder to `21risk-automation` and set `name: 21risk-automation`"),
+            "{message}"
+        );
+        let long = format!("{}-x", "a".repeat(70));
+        let (codes, message) = bad_name(&long, "short");
+        assert_eq!(codes, [Code::NameTooLong]);
+        assert!(message.contains("set `name: short`"), "{message}");
+        let (codes, message) = bad_name(&format!("{long} Y"), "short");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(
+            message.contains("the limit is 64, and it must be lowercase"),
             "{message}"
         );
     }

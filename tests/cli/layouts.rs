@@ -234,3 +234,255 @@ fn path_placeholders_in_links_resolve_for_lint_and_read() {
     ]);
     assert!(!text.stdout.contains("broken links"), "{text:?}");
 }
+
+/// What a lint fix asks for, read from its message as a user would.
+#[derive(Debug, Clone, PartialEq)]
+enum Edit {
+    RenameFolder(String),
+    /// Replace (or add) a top-level front-matter entry with this line.
+    SetTop(String, String),
+    /// Move a top-level key under `metadata:` as this line.
+    MoveToMetadata(String, String),
+    /// Replace (or add) an entry under `metadata:` with this line.
+    SetMetadata(String, String),
+}
+
+/// The `` `…` `` spans of `text`, in order.
+fn quoted(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+fn key_of(line: &str) -> String {
+    line.split(':').next().unwrap().trim().to_string()
+}
+
+/// Each alternative a fix offers (`… or …`), as the edits it makes.
+fn alternatives(code: &str, message: &str) -> Vec<Vec<Edit>> {
+    let (_, fix) = message
+        .split_once(" — ")
+        .unwrap_or_else(|| panic!("{code}: no fix in {message:?}"));
+    fix.replace(", or ", " or ")
+        .split(" or ")
+        .map(|alternative| {
+            let mut edits = Vec::new();
+            let mut rest = alternative;
+            while !rest.is_empty() {
+                let spans = quoted(rest);
+                let Some(first) = spans.first() else { break };
+                let before = &rest[..rest.find('`').unwrap()];
+                if before.ends_with("rename the folder to ") {
+                    edits.push(Edit::RenameFolder(first.to_string()));
+                } else if before.ends_with("set ") && first.starts_with("name: ") {
+                    edits.push(Edit::SetTop("name".into(), first.to_string()));
+                } else if before.ends_with("move it under ") {
+                    let line = spans[1];
+                    edits.push(Edit::MoveToMetadata(key_of(line), line.to_string()));
+                    break;
+                } else if before.ends_with("write ") && first.starts_with("allowed-tools:") {
+                    edits.push(Edit::SetTop("allowed-tools".into(), first.to_string()));
+                } else if before.ends_with(": ") || before.ends_with(", ") {
+                    // `quote them: `a: "1"`, `b: "2"`` and `as one string: …`
+                    for line in &spans {
+                        edits.push(Edit::SetMetadata(key_of(line), line.to_string()));
+                    }
+                    break;
+                }
+                // Any other quoted word (a name, a folder) is not an edit.
+                let end = rest.find('`').unwrap() + first.len() + 2;
+                rest = &rest[end.min(rest.len())..];
+            }
+            assert!(
+                !edits.is_empty(),
+                "{code}: no edit read from {alternative:?}"
+            );
+            edits
+        })
+        .collect()
+}
+
+/// The front matter of `text` as lines, and the body after it.
+fn split_front(text: &str) -> (Vec<String>, String) {
+    let rest = text.strip_prefix("---\n").unwrap();
+    let end = rest.find("\n---\n").unwrap();
+    (
+        rest[..end].lines().map(str::to_string).collect(),
+        rest[end + 5..].to_string(),
+    )
+}
+
+/// The range of lines of the entry at `start` (its continuation lines
+/// are the indented ones after it).
+fn entry_end(lines: &[String], start: usize, indent: usize) -> usize {
+    let mut end = start + 1;
+    while end < lines.len() && lines[end].len() - lines[end].trim_start().len() > indent {
+        end += 1;
+    }
+    end
+}
+
+fn find_key(lines: &[String], key: &str, indent: usize) -> Option<usize> {
+    lines.iter().position(|l| {
+        l.len() - l.trim_start().len() == indent && key_of(l) == key && l.contains(':')
+    })
+}
+
+fn set_top(lines: &mut Vec<String>, key: &str, line: &str) {
+    match find_key(lines, key, 0) {
+        Some(start) => {
+            let end = entry_end(lines, start, 0);
+            lines.splice(start..end, [line.to_string()]);
+        }
+        None => lines.push(line.to_string()),
+    }
+}
+
+fn set_metadata(lines: &mut Vec<String>, key: &str, line: &str) {
+    let start = match find_key(lines, "metadata", 0) {
+        Some(start) => start,
+        None => {
+            lines.push("metadata:".into());
+            lines.len() - 1
+        }
+    };
+    let end = entry_end(lines, start, 0);
+    let entry = format!("  {line}");
+    match (start + 1..end).find(|&i| find_key(&lines[i..=i], key, 2).is_some()) {
+        Some(at) => {
+            let sub_end = entry_end(lines, at, 2);
+            lines.splice(at..sub_end, [entry]);
+        }
+        None => lines.insert(end, entry),
+    }
+}
+
+/// Apply `edits` to the skill in `folder` (alone in its root); returns
+/// the skill's folder afterwards.
+fn apply(folder: &std::path::Path, edits: &[Edit]) -> std::path::PathBuf {
+    let mut folder = folder.to_path_buf();
+    let file = |f: &std::path::Path| f.join("SKILL.md");
+    for edit in edits {
+        if let Edit::RenameFolder(to) = edit {
+            let renamed = folder.with_file_name(to);
+            std::fs::rename(&folder, &renamed).unwrap();
+            folder = renamed;
+            continue;
+        }
+        let text = std::fs::read_to_string(file(&folder)).unwrap();
+        let (mut lines, body) = split_front(&text);
+        match edit {
+            Edit::SetTop(key, line) => set_top(&mut lines, key, line),
+            Edit::MoveToMetadata(key, line) => {
+                let start = find_key(&lines, key, 0).unwrap();
+                let end = entry_end(&lines, start, 0);
+                lines.drain(start..end);
+                set_metadata(&mut lines, key, line);
+            }
+            Edit::SetMetadata(key, line) => set_metadata(&mut lines, key, line),
+            Edit::RenameFolder(_) => unreachable!(),
+        }
+        std::fs::write(
+            file(&folder),
+            format!("---\n{}\n---\n{body}", lines.join("\n")),
+        )
+        .unwrap();
+    }
+    folder
+}
+
+#[test]
+fn every_suggested_fix_passes_when_applied_as_written() {
+    let fixtures = fixture("layouts/fixes");
+    let mut folders: Vec<_> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    folders.sort();
+    let mut applied = 0;
+    for original in folders {
+        let name = original.file_name().unwrap().to_str().unwrap().to_string();
+        // The skill alone in a root, so each fix is judged on its own.
+        let temp = tempfile::tempdir().unwrap();
+        let copy = temp.path().join(&name);
+        super::copy_dir(&original, &copy);
+        let (_, before) = lint_json(temp.path(), &[]);
+        assert!(!before.is_empty(), "{name}: the fixture has no finding");
+        for finding in &before {
+            let code = finding["code"].as_str().unwrap();
+            let message = finding["message"].as_str().unwrap();
+            for edits in alternatives(code, message) {
+                let trial = tempfile::tempdir().unwrap();
+                let trial_copy = trial.path().join(&name);
+                super::copy_dir(&original, &trial_copy);
+                apply(&trial_copy, &edits);
+                let (_, after) = lint_json(trial.path(), &[]);
+                // What remains are the file's other findings, nothing new.
+                let subject = |d: &serde_json::Value| {
+                    let message = d["message"].as_str().unwrap();
+                    let first = quoted(message).first().map(|s| s.to_string());
+                    (d["code"].as_str().unwrap().to_string(), first)
+                };
+                let fixed = subject(finding);
+                let others: Vec<_> = before.iter().map(subject).filter(|s| *s != fixed).collect();
+                for left in &after {
+                    assert!(
+                        others.contains(&subject(left)),
+                        "{name}: applying {edits:?} (from {message:?}) gives {left}"
+                    );
+                }
+                applied += 1;
+            }
+        }
+    }
+    // Every fixture fault was fixed, some in two ways.
+    assert!(applied >= 14, "only {applied} fixes applied");
+}
+
+#[test]
+fn typed_metadata_and_listed_tools_are_warnings_that_keep_the_values() {
+    let root = fixture("layouts/fixes");
+    let (_, diagnostics) = lint_json(&root, &[]);
+    let found = |folder: &str| -> Vec<(String, String)> {
+        diagnostics
+            .iter()
+            .filter(|d| d["path"].as_str().unwrap().contains(&format!("/{folder}/")))
+            .map(|d| {
+                (
+                    d["severity"].as_str().unwrap().to_string(),
+                    d["code"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let warning = |code: &str| vec![("warning".to_string(), code.to_string())];
+    assert_eq!(
+        found("metadata-numbers"),
+        warning("metadata-value-not-text")
+    );
+    assert_eq!(found("tools-list"), warning("allowed-tools-list"));
+    // A list in metadata has no text form: still an error.
+    assert_eq!(
+        found("metadata-list"),
+        [("error".to_string(), "metadata-not-string-map".to_string())]
+    );
+    let show = run(&[
+        "show",
+        "tools-list",
+        "--root",
+        root.to_str().unwrap(),
+        "--json",
+    ])
+    .json();
+    assert_eq!(
+        show["skill"]["allowed_tools"], "Read Grep Bash(git log:*)",
+        "{show:#}"
+    );
+    let show = run(&[
+        "show",
+        "metadata-numbers",
+        "--root",
+        root.to_str().unwrap(),
+        "--json",
+    ])
+    .json();
+    assert_eq!(show["skill"]["metadata"]["count"], "28", "{show:#}");
+}
