@@ -114,6 +114,60 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in declaration order (for `--code` / `--allow` and
+    /// their error messages).
+    pub const ALL: &'static [Code] = &[
+        Code::ReadFailed,
+        Code::NotAFile,
+        Code::FileTooLarge,
+        Code::DanglingSymlink,
+        Code::SymlinkLoop,
+        Code::SymlinkOutsideRoot,
+        Code::WalkLimit,
+        Code::WalkError,
+        Code::FrontmatterMissing,
+        Code::FrontmatterUnterminated,
+        Code::FrontmatterNotAtStart,
+        Code::FrontmatterTooLarge,
+        Code::YamlInvalid,
+        Code::YamlNotMapping,
+        Code::YamlRepaired,
+        Code::YamlIndentedKey,
+        Code::YamlCommentInValue,
+        Code::YamlAliasLimit,
+        Code::Yaml11Value,
+        Code::InvalidUtf8,
+        Code::NameMissing,
+        Code::NameInvalid,
+        Code::NameTooLong,
+        Code::NameMismatch,
+        Code::NameNotAscii,
+        Code::NameReservedWord,
+        Code::DescriptionMissing,
+        Code::DescriptionTooLong,
+        Code::DescriptionNoTrigger,
+        Code::FieldType,
+        Code::CompatibilityTooLong,
+        Code::MetadataNotStringMap,
+        Code::MetadataValueNotText,
+        Code::AllowedToolsList,
+        Code::UnknownKey,
+        Code::ClientKey,
+        Code::XmlTag,
+        Code::ControlCharacter,
+        Code::NamespaceFileInvalid,
+        Code::PluginManifestInvalid,
+        Code::NameShadowed,
+        Code::BodyTooLong,
+        Code::LinkBroken,
+        Code::LinkEscapes,
+    ];
+
+    /// The code whose `as_str` is `text`.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::ReadFailed => "read-failed",
@@ -473,6 +527,20 @@ mod tests {
         assert_eq!(one_line("a\u{b}b"), "a b");
         assert_eq!(one_line("a\u{3000}b"), "a b");
         assert_eq!(one_line(""), "");
+    }
+
+    #[test]
+    fn every_code_is_listed_once_and_parses_back() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        for code in Code::ALL {
+            assert_eq!(Code::parse(code.as_str()), Some(*code));
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+        // A code left out of `ALL` would still be reported but could not
+        // be filtered: the last one declared is the canary.
+        assert_eq!(Code::ALL.last(), Some(&Code::LinkEscapes));
     }
 
     #[test]

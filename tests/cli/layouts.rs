@@ -486,3 +486,82 @@ fn typed_metadata_and_listed_tools_are_warnings_that_keep_the_values() {
     .json();
     assert_eq!(show["skill"]["metadata"]["count"], "28", "{show:#}");
 }
+
+#[test]
+fn lint_filters_by_severity_and_code_and_caps_with_a_count() {
+    let root = fixture("layouts/fixes");
+    let root_s = root.to_str().unwrap();
+    let summary = |extra: &[&str]| {
+        let mut args = vec!["lint", "--json", "--root", root_s];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        (out.code, out.json())
+    };
+    let (code, all) = summary(&[]);
+    assert_eq!(code, 1);
+    let total = all["diagnostics"].as_array().unwrap().len();
+    assert_eq!(
+        all["summary"]["by_code"]["name-invalid"]["count"], 3,
+        "{all:#}"
+    );
+    assert_eq!(
+        all["summary"]["by_code"]["name-invalid"]["severity"],
+        "error"
+    );
+    // Only warnings and worse; only one family; everything but errors.
+    let (code, errors) = summary(&["--severity", "error"]);
+    assert_eq!(code, 1);
+    let errors = errors["diagnostics"].as_array().unwrap().clone();
+    assert!(!errors.is_empty() && errors.len() < total);
+    assert!(
+        errors.iter().all(|d| d["severity"] == "error"),
+        "{errors:?}"
+    );
+    let (code, names) = summary(&["--code", "name-*"]);
+    assert_eq!(code, 1);
+    assert!(names["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["code"].as_str().unwrap().starts_with("name-")));
+    let (code, allowed) = summary(&[
+        "--allow",
+        "name-invalid,name-mismatch,name-too-long",
+        "--allow",
+        "metadata-not-string-map",
+    ]);
+    assert_eq!(code, 0, "{allowed:#}");
+    assert_eq!(allowed["summary"]["errors"], 0);
+    assert_eq!(
+        allowed["summary"]["filtered_out"].as_u64().unwrap() as usize
+            + allowed["diagnostics"].as_array().unwrap().len(),
+        total
+    );
+    // A cap prints that many and counts the rest; the verdict still
+    // counts every finding left.
+    let (code, capped) = summary(&["--max-findings", "2"]);
+    assert_eq!(code, 1);
+    assert_eq!(capped["diagnostics"].as_array().unwrap().len(), 2);
+    assert_eq!(capped["summary"]["shown"], 2);
+    assert_eq!(capped["summary"]["omitted"], total - 2);
+    let text = run(&["lint", "--root", root_s, "--max-findings", "1"]);
+    assert_eq!(text.stdout.lines().count(), 1, "{text:?}");
+    assert!(
+        text.stderr
+            .contains(&format!("{} more findings not shown", total - 1)),
+        "{text:?}"
+    );
+    assert!(
+        text.stderr
+            .contains("by code: name-invalid 3 (error), name-mismatch 2 (error)"),
+        "{text:?}"
+    );
+    // A code that does not exist is a usage error naming the known ones.
+    let bad = run(&["lint", "--root", root_s, "--code", "name-wrong"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(
+        bad.stderr.contains("`name-wrong` names no diagnostic code")
+            && bad.stderr.contains("link-broken"),
+        "{bad:?}"
+    );
+}
