@@ -3,8 +3,9 @@
 //!
 //! Claude Code (and Codex, Cursor) package skills in plugins: a folder with
 //! a manifest (`.claude-plugin/plugin.json`, `.codex-plugin/plugin.json`,
-//! `.cursor-plugin/plugin.json`) whose skills sit in `skills/<skill>/` (or
-//! in the folders the manifest's `skills` field names). A marketplace
+//! `.cursor-plugin/plugin.json`) whose skills sit in `skills/<skill>/`
+//! (custom `skills` paths in a manifest are not followed: finding them
+//! would cost a probe in every folder of every catalog). A marketplace
 //! (`.claude-plugin/marketplace.json` at the top of a root) lists plugins by
 //! their `source` folder, and may list a plugin's skill folders itself
 //! (`skills: ["./skills/pdf", …]`, several plugins sharing one source).
@@ -19,8 +20,8 @@
 //! nested skill, a group folder) gets `plugin/rest-of-path`.
 //!
 //! Manifests are read lazily by the walker threads and cached per folder,
-//! so a catalog without plugins pays one failed open per folder that holds
-//! skill folders. Only `name`, `description` and `skills` are read; a
+//! and only folders that hold a `skills/` folder on a skill's path are
+//! probed, so a catalog without that shape pays nothing. Only `name`, `description` and `skills` are read; a
 //! manifest that does not parse is reported and the plugin still counts,
 //! named by its folder.
 
@@ -50,8 +51,8 @@ pub struct Plugin {
     pub description: Option<String>,
     /// The plugin folder, relative to the root.
     pub folder: PathBuf,
-    /// Its skills folders, relative to the root: `skills/` and those the
-    /// manifest names.
+    /// Its skills folders, relative to the root: `skills/`, or the
+    /// folders its marketplace entry lists.
     pub skill_folders: Vec<PathBuf>,
     /// The file that describes it (a manifest or the marketplace), when
     /// there is one.
@@ -131,6 +132,14 @@ impl PluginIndex {
             };
         }
         for folder in parent.ancestors() {
+            // Only folders the path leaves through `skills/` (or that a
+            // marketplace names) can be this skill's plugin: a catalog
+            // without that shape costs no probe for manifests at all.
+            let probe = skill_folder.starts_with(folder.join("skills"))
+                || self.entries.iter().any(|e| e.folder == folder);
+            if !probe {
+                continue;
+            }
             if let Some(plugin) = self.plugin_at(folder, skill_folder) {
                 return placement_in(&plugin, parent);
             }
@@ -145,8 +154,11 @@ impl PluginIndex {
     /// the folder is a plugin or one of its skills folders, else the one
     /// of the skills directly inside it.
     pub fn folder_namespace(&self, folder: &Path) -> String {
-        if let Some(plugin) = self.plugin_at(folder, &folder.join("skills")) {
-            return plugin.name.clone();
+        let skills = folder.join("skills");
+        if self.root.join(&skills).is_dir() {
+            if let Some(plugin) = self.plugin_at(folder, &skills) {
+                return plugin.name.clone();
+            }
         }
         self.place(&folder.join("_")).namespace
     }
@@ -198,14 +210,6 @@ impl PluginIndex {
                 }
                 Some(Ok(value)) => value,
             };
-            let mut skill_folders = vec![default_skills.clone()];
-            for listed in string_list(&value["skills"]) {
-                if let Some(inside) = relative_inside(folder, &listed) {
-                    if !skill_folders.contains(&inside) {
-                        skill_folders.push(inside);
-                    }
-                }
-            }
             return Some(Plugin {
                 name: text(&value["name"])
                     .or_else(|| entry.map(|e| e.name.clone()))
@@ -213,7 +217,7 @@ impl PluginIndex {
                 description: text(&value["description"])
                     .or_else(|| entry.and_then(|e| e.description.clone())),
                 folder: folder.to_path_buf(),
-                skill_folders,
+                skill_folders: vec![default_skills],
                 source: Some(path),
             });
         }
@@ -470,7 +474,7 @@ mod tests {
         write(
             root,
             "plugins/alpha/.claude-plugin/plugin.json",
-            r#"{"name": "alpha-kit", "description": "Alpha things.", "skills": ["./more"]}"#,
+            r#"{"name": "alpha-kit", "description": "Alpha things."}"#,
         );
         let index = PluginIndex::new(root);
         assert_eq!(place(&index, "tools/pdf"), ("docs".into(), true));
@@ -479,9 +483,10 @@ mod tests {
             place(&index, "plugins/alpha/skills/a"),
             ("alpha-kit".into(), true)
         );
+        // Outside `skills/`, a plugin folder is an ordinary folder.
         assert_eq!(
             place(&index, "plugins/alpha/more/b"),
-            ("alpha-kit".into(), true)
+            ("plugins/alpha/more".into(), false)
         );
         assert_eq!(
             place(&index, "plugins/alpha/skills/a/nested"),
