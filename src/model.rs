@@ -98,12 +98,15 @@ pub enum Code {
     FieldType,
     CompatibilityTooLong,
     MetadataNotStringMap,
+    MetadataValueNotText,
+    AllowedToolsList,
     UnknownKey,
     ClientKey,
     XmlTag,
     ControlCharacter,
     // catalog
     NamespaceFileInvalid,
+    PluginManifestInvalid,
     NameShadowed,
     BodyTooLong,
     LinkBroken,
@@ -111,6 +114,60 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in declaration order (for `--code` / `--allow` and
+    /// their error messages).
+    pub const ALL: &'static [Code] = &[
+        Code::ReadFailed,
+        Code::NotAFile,
+        Code::FileTooLarge,
+        Code::DanglingSymlink,
+        Code::SymlinkLoop,
+        Code::SymlinkOutsideRoot,
+        Code::WalkLimit,
+        Code::WalkError,
+        Code::FrontmatterMissing,
+        Code::FrontmatterUnterminated,
+        Code::FrontmatterNotAtStart,
+        Code::FrontmatterTooLarge,
+        Code::YamlInvalid,
+        Code::YamlNotMapping,
+        Code::YamlRepaired,
+        Code::YamlIndentedKey,
+        Code::YamlCommentInValue,
+        Code::YamlAliasLimit,
+        Code::Yaml11Value,
+        Code::InvalidUtf8,
+        Code::NameMissing,
+        Code::NameInvalid,
+        Code::NameTooLong,
+        Code::NameMismatch,
+        Code::NameNotAscii,
+        Code::NameReservedWord,
+        Code::DescriptionMissing,
+        Code::DescriptionTooLong,
+        Code::DescriptionNoTrigger,
+        Code::FieldType,
+        Code::CompatibilityTooLong,
+        Code::MetadataNotStringMap,
+        Code::MetadataValueNotText,
+        Code::AllowedToolsList,
+        Code::UnknownKey,
+        Code::ClientKey,
+        Code::XmlTag,
+        Code::ControlCharacter,
+        Code::NamespaceFileInvalid,
+        Code::PluginManifestInvalid,
+        Code::NameShadowed,
+        Code::BodyTooLong,
+        Code::LinkBroken,
+        Code::LinkEscapes,
+    ];
+
+    /// The code whose `as_str` is `text`.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::ReadFailed => "read-failed",
@@ -145,11 +202,14 @@ impl Code {
             Code::FieldType => "field-type",
             Code::CompatibilityTooLong => "compatibility-too-long",
             Code::MetadataNotStringMap => "metadata-not-string-map",
+            Code::MetadataValueNotText => "metadata-value-not-text",
+            Code::AllowedToolsList => "allowed-tools-list",
             Code::UnknownKey => "unknown-key",
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
             Code::ControlCharacter => "control-character",
             Code::NamespaceFileInvalid => "namespace-file-invalid",
+            Code::PluginManifestInvalid => "plugin-manifest-invalid",
             Code::NameShadowed => "name-shadowed",
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
@@ -196,7 +256,12 @@ impl Code {
             | Code::YamlIndentedKey
             | Code::YamlCommentInValue
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
-            Code::NameShadowed | Code::NamespaceFileInvalid => {
+            // A value with a text form (a number, a boolean, a list of tool
+            // names) that hosts read as they are: worth fixing, not fatal.
+            Code::MetadataValueNotText | Code::AllowedToolsList => {
+                (Some(Warning), Some(Error), None)
+            }
+            Code::NameShadowed | Code::NamespaceFileInvalid | Code::PluginManifestInvalid => {
                 (Some(Warning), Some(Warning), Some(Warning))
             }
             Code::Yaml11Value => (Some(Warning), Some(Warning), None),
@@ -271,8 +336,13 @@ pub struct Skill {
     /// The name, normalised to one line (front matter `name`, else the folder).
     pub name: String,
     /// Folder path between the root and the skill folder, `/`-separated;
-    /// empty for skills at the top of a root.
+    /// empty for skills at the top of a root. In a plugin, the plugin's
+    /// name instead of the path to its skills folder (`scan::plugin`).
     pub namespace: String,
+    /// The namespace is a plugin: the name is qualified `plugin:name`, as
+    /// Claude Code writes it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub plugin: bool,
     /// The description, normalised to one line.
     pub description: String,
     /// The description exactly as the YAML parser produced it.
@@ -317,10 +387,13 @@ impl Skill {
         self.path.parent().unwrap_or(Path::new(""))
     }
 
-    /// `namespace/name`, the form that stays unique across namespaces.
+    /// `namespace/name`, the form that stays unique across namespaces;
+    /// `plugin:name` for a skill of a plugin.
     pub fn qualified_name(&self) -> String {
         if self.namespace.is_empty() {
             self.name.clone()
+        } else if self.plugin {
+            format!("{}:{}", self.namespace, self.name)
         } else {
             format!("{}/{}", self.namespace, self.name)
         }
@@ -508,6 +581,20 @@ mod tests {
         assert_eq!(one_line("a\u{b}b"), "a b");
         assert_eq!(one_line("a\u{3000}b"), "a b");
         assert_eq!(one_line(""), "");
+    }
+
+    #[test]
+    fn every_code_is_listed_once_and_parses_back() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        for code in Code::ALL {
+            assert_eq!(Code::parse(code.as_str()), Some(*code));
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+        // A code left out of `ALL` would still be reported but could not
+        // be filtered: the last one declared is the canary.
+        assert_eq!(Code::ALL.last(), Some(&Code::LinkEscapes));
     }
 
     #[test]

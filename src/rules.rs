@@ -162,6 +162,18 @@ pub enum LinkState {
 /// skill folder or a folder inside it). `show`, `read` and `lint` all ask
 /// this one function, so they agree.
 pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState {
+    match placeholder(target) {
+        Some((Placeholder::SkillDir, rest)) => return state_inside(skill_dir, rest),
+        Some((Placeholder::PluginRoot, rest)) => {
+            return match crate::scan::plugin::plugin_root_of(skill_dir) {
+                Some(plugin) => state_inside(&plugin, rest),
+                None => LinkState::Escapes(
+                    "starts with `${CLAUDE_PLUGIN_ROOT}`, but the skill is not in a plugin (no `.claude-plugin/plugin.json` above it, no `skills/` folder holding it)".to_string(),
+                ),
+            };
+        }
+        None => {}
+    }
     if Path::new(target).is_absolute() || target.starts_with(['/', '\\']) {
         return LinkState::Escapes("is an absolute path".to_string());
     }
@@ -171,7 +183,48 @@ pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState 
     } else {
         format!("{}/{target}", prefix.to_string_lossy())
     };
-    let path = match resolve_inside(skill_dir, &combined) {
+    state_inside(skill_dir, &combined)
+}
+
+/// What a path placeholder at the start of a link stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placeholder {
+    /// The skill folder: `{baseDir}` (the Agent Skills convention),
+    /// `${CLAUDE_SKILL_DIR}` (Claude Code).
+    SkillDir,
+    /// The plugin folder: `${CLAUDE_PLUGIN_ROOT}` (Claude Code plugins).
+    PluginRoot,
+}
+
+/// The placeholder `target` starts with, and the path after it (without
+/// its leading `/`).
+fn placeholder(target: &str) -> Option<(Placeholder, &str)> {
+    const FORMS: &[(&str, Placeholder)] = &[
+        ("{baseDir}", Placeholder::SkillDir),
+        ("${baseDir}", Placeholder::SkillDir),
+        ("${CLAUDE_SKILL_DIR}", Placeholder::SkillDir),
+        ("$CLAUDE_SKILL_DIR", Placeholder::SkillDir),
+        ("${CLAUDE_PLUGIN_ROOT}", Placeholder::PluginRoot),
+        ("$CLAUDE_PLUGIN_ROOT", Placeholder::PluginRoot),
+    ];
+    if !target.starts_with(['{', '$']) {
+        return None;
+    }
+    FORMS.iter().find_map(|(form, kind)| {
+        let rest = target.strip_prefix(form)?;
+        // `$CLAUDE_SKILL_DIRS` is another variable.
+        (rest.is_empty() || rest.starts_with(['/', '\\']))
+            .then(|| (*kind, rest.trim_start_matches(['/', '\\'])))
+    })
+}
+
+/// Where `relative` leads inside `skill_dir` (a skill folder, or the
+/// plugin folder a placeholder named), which it must stay in.
+fn state_inside(skill_dir: &Path, relative: &str) -> LinkState {
+    if Path::new(relative).is_absolute() || relative.starts_with(['/', '\\']) {
+        return LinkState::Escapes("is an absolute path".to_string());
+    }
+    let path = match resolve_inside(skill_dir, relative) {
         Ok(path) => path,
         Err(reason) => return LinkState::Escapes(reason.to_string()),
     };
@@ -259,11 +312,18 @@ pub fn check_fields(fields: &Fields, folder: &str) -> Vec<Finding> {
                 ),
             ));
         } else {
+            // Under `metadata:` a value must be text: the advice writes it so.
+            let value = fields
+                .extra
+                .get(key)
+                .map(crate::parse::frontmatter::json_text)
+                .unwrap_or_default();
             findings.push(Finding::new(
                 Code::UnknownKey,
                 position,
                 format!(
-                    "`{key}` is not an Agent Skills field; it is kept as extra metadata — move it under `metadata:` (the allowed keys are {})",
+                    "`{key}` is not an Agent Skills field; it is kept as extra metadata — move it under `metadata:` as `{key}: {}` (the allowed keys are {})",
+                    crate::parse::frontmatter::yaml_scalar(&value),
                     SPEC_KEYS.join(", ")
                 ),
             ));
@@ -299,53 +359,67 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
         name.nfkc().collect()
     };
     let chars = normalized.chars().count();
-    if chars > MAX_NAME_CHARS {
-        findings.push(Finding::new(
-            Code::NameTooLong,
-            position,
-            format!(
-                "name is {chars} characters; the limit is {MAX_NAME_CHARS} — shorten it and rename the folder to match"
-            ),
-        ));
-    }
-    let problems = name_problems(&normalized);
-    if !problems.is_empty() {
-        let suggestion = suggest_name(&normalized);
-        let fix = if suggestion.is_empty() {
-            String::from("choose a name of lowercase letters, digits and hyphens")
-        } else {
-            format!("try `{suggestion}`")
-        };
-        findings.push(Finding::new(
-            Code::NameInvalid,
-            position,
-            format!("name `{name}` {} — {fix}", problems.join(", ")),
-        ));
-    }
     let folder_normalized: String = if folder.is_ascii() {
         folder.to_string()
     } else {
         folder.nfkc().collect()
     };
-    if normalized != folder_normalized {
+    let folder_valid = is_valid_name(&folder_normalized);
+    let mut problems = name_problems(&normalized);
+    let too_long = chars > MAX_NAME_CHARS;
+    if too_long {
+        problems.insert(0, "is too long");
+    }
+    if !problems.is_empty() {
+        // One finding for a bad name, whatever its folder: every fix it
+        // offers passes the name rules and matches the folder.
+        let suggestion = suggest_name(&normalized);
+        let fix = if folder_valid && (suggestion == folder_normalized || suggestion.is_empty()) {
+            format!("set `name: {folder}`")
+        } else if folder_valid {
+            format!("set `name: {folder}` (the folder's name), or rename the folder to `{suggestion}` and set `name: {suggestion}`")
+        } else {
+            let suggestion = if suggestion.is_empty() {
+                suggest_name(&folder_normalized)
+            } else {
+                suggestion
+            };
+            if suggestion.is_empty() {
+                "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
+            } else {
+                format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
+            }
+        };
+        let what = if too_long {
+            format!(
+                "name is {chars} characters; the limit is {MAX_NAME_CHARS}{}",
+                if problems.len() > 1 {
+                    format!(", and it {}", problems[1..].join(", "))
+                } else {
+                    String::new()
+                }
+            )
+        } else {
+            format!("name `{name}` {}", problems.join(", "))
+        };
+        let code = if too_long && problems.len() == 1 {
+            Code::NameTooLong
+        } else {
+            Code::NameInvalid
+        };
+        let fix = if code == Code::NameTooLong {
+            format!("shorten it: {fix}")
+        } else {
+            fix
+        };
+        findings.push(Finding::new(code, position, format!("{what} — {fix}")));
+    } else if normalized != folder_normalized {
         // Offer only fixes that pass the name rules: a folder called
         // `data_tools` must not be suggested as a name.
-        let name_valid = problems.is_empty() && chars <= MAX_NAME_CHARS;
-        let folder_valid = is_valid_name(&folder_normalized);
-        let fix = match (name_valid, folder_valid) {
-            (true, true) => format!("rename the folder to `{name}` or set `name: {folder}`"),
-            (true, false) => {
-                format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
-            }
-            (false, true) => format!("set `name: {folder}`"),
-            (false, false) => {
-                let suggestion = suggest_name(&folder_normalized);
-                if suggestion.is_empty() {
-                    "choose a name of lowercase letters, digits and hyphens and give the folder the same name".to_string()
-                } else {
-                    format!("rename the folder to `{suggestion}` and set `name: {suggestion}`")
-                }
-            }
+        let fix = if folder_valid {
+            format!("rename the folder to `{name}` or set `name: {folder}`")
+        } else {
+            format!("rename the folder to `{name}` (`{folder}` is not a valid skill name)")
         };
         findings.push(Finding::new(
             Code::NameMismatch,
@@ -609,11 +683,44 @@ mod tests {
                 "{message}"
             );
         }
-        let message = mismatch_message("Data Tools", "data-tools");
-        assert!(message.ends_with("set `name: data-tools`"), "{message}");
-        let message = mismatch_message("Data Tools", "data_tools");
+    }
+
+    /// The one finding about a bad name, and its message.
+    fn bad_name(name: &str, folder: &str) -> (Vec<Code>, String) {
+        let findings = name_findings(name, folder);
+        let message = findings
+            .first()
+            .map(|f| f.message.clone())
+            .unwrap_or_default();
+        (findings.into_iter().map(|f| f.code).collect(), message)
+    }
+
+    #[test]
+    fn a_bad_name_is_one_finding_whose_fixes_match_the_folder() {
+        let (codes, message) = bad_name("Data Tools", "data-tools");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(message.ends_with("— set `name: data-tools`"), "{message}");
+        let (codes, message) = bad_name("Data Tools", "data_tools");
+        assert_eq!(codes, [Code::NameInvalid]);
         assert!(
             message.ends_with("rename the folder to `data-tools` and set `name: data-tools`"),
+            "{message}"
+        );
+        // A suggestion that is not the folder's name comes with the rename.
+        let (codes, message) = bad_name("21RISK Automation", "21risk");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(
+            message.ends_with("set `name: 21risk` (the folder's name), or rename the folder to `21risk-automation` and set `name: 21risk-automation`"),
+            "{message}"
+        );
+        let long = format!("{}-x", "a".repeat(70));
+        let (codes, message) = bad_name(&long, "short");
+        assert_eq!(codes, [Code::NameTooLong]);
+        assert!(message.contains("set `name: short`"), "{message}");
+        let (codes, message) = bad_name(&format!("{long} Y"), "short");
+        assert_eq!(codes, [Code::NameInvalid]);
+        assert!(
+            message.contains("the limit is 64, and it must be lowercase"),
             "{message}"
         );
     }

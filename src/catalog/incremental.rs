@@ -23,8 +23,8 @@
 use super::{check_root, members_of, namespace_of, Assembly, Catalog, CatalogBuilder, ScanInputs};
 use crate::model::{Code, Skill};
 use crate::scan::{
-    self, slash_path, FileIdentity, FollowedLink, FoundNamespaceFile, FoundSkill, PathFinding,
-    ScanResult, ScanScope,
+    self, FileIdentity, FollowedLink, FoundNamespaceFile, FoundSkill, PathFinding, ScanResult,
+    ScanScope,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -236,7 +236,7 @@ impl Retained {
         };
         for key in old_namespace_keys {
             if let Some(file) = self.namespace_files.remove(&key) {
-                patch.namespaces.insert(slash_path(&file.folder));
+                patch.namespaces.insert(file.describes.clone());
             }
         }
         self.findings
@@ -283,7 +283,7 @@ impl Retained {
             }
         }
         for file in result.namespace_files {
-            patch.namespaces.insert(slash_path(&file.folder));
+            patch.namespaces.insert(file.describes.clone());
             self.namespace_files.insert((root, file.path.clone()), file);
         }
         for finding in result.findings {
@@ -547,7 +547,7 @@ impl CatalogBuilder {
         let files: Vec<&FoundNamespaceFile> = retained
             .namespace_files
             .values()
-            .filter(|f| namespaces.contains(&slash_path(&f.folder)))
+            .filter(|f| namespaces.contains(&f.describes))
             .collect();
         let mut descriptions = super::namespace_descriptions(&files);
         let mut all = previous.every_namespace().to_vec();

@@ -12,7 +12,7 @@ pub(crate) mod incremental;
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
 pub use crate::rules::resolve_inside;
-use crate::scan::{self, slash_path, FoundSkill, ScanLimits, ScanOptions, ScanScope};
+use crate::scan::{self, FoundSkill, ScanLimits, ScanOptions, ScanScope};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -300,15 +300,24 @@ impl Assembly {
 
     /// The skills of the found files in precedence order.
     fn skills_from(&mut self, mut found: Vec<&FoundSkill>) -> Vec<Arc<Skill>> {
-        // Precedence: earlier root, then shallower path, then path order.
-        // Paths under one root share its prefix, so comparing whole paths
-        // orders them as their paths inside the root.
+        // Precedence: earlier root, then a skill in plain folders before a
+        // copy under a hidden one (`.gemini/`, `.cursor/`: tool-specific
+        // stubs), then shallower path, then path order. Paths under one
+        // root share its prefix, so comparing whole paths orders them as
+        // their paths inside the root.
         found.sort_by(|a, b| {
-            (a.root, a.depth, a.path.as_os_str().as_encoded_bytes()).cmp(&(
-                b.root,
-                b.depth,
-                b.path.as_os_str().as_encoded_bytes(),
-            ))
+            (
+                a.root,
+                a.hidden,
+                a.depth,
+                a.path.as_os_str().as_encoded_bytes(),
+            )
+                .cmp(&(
+                    b.root,
+                    b.hidden,
+                    b.depth,
+                    b.path.as_os_str().as_encoded_bytes(),
+                ))
         });
         // Folders holding a `SKILL.md`, needed only when a lower-case
         // `skill.md` exists somewhere.
@@ -470,18 +479,19 @@ fn namespaces_of(skills: &[Arc<Skill>], files: &[&scan::FoundNamespaceFile]) -> 
     namespaces
 }
 
-/// Descriptions from README/index files by namespace name; the first root's
-/// file wins, then the first by path.
+/// Descriptions from plugin manifests and README/index files by namespace
+/// name; the first root's wins, then a manifest over a README, then the
+/// first by path.
 pub(crate) fn namespace_descriptions(
     files: &[&scan::FoundNamespaceFile],
 ) -> HashMap<String, String> {
     let mut files: Vec<&scan::FoundNamespaceFile> = files.to_vec();
-    files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
+    files.sort_by(|a, b| (a.root, !a.plugin, &a.path).cmp(&(b.root, !b.plugin, &b.path)));
     let mut descriptions: HashMap<String, String> = HashMap::new();
     for file in files {
         if let Some(description) = &file.description {
             descriptions
-                .entry(slash_path(&file.folder))
+                .entry(file.describes.clone())
                 .or_insert_with(|| description.clone());
         }
     }
@@ -509,6 +519,9 @@ pub(crate) fn namespace_of(
     };
     let description = description.unwrap_or_else(|| match parent_skill() {
         Some(parent) => format!("Skills nested inside the {parent} skill."),
+        None if members.first().is_some_and(|s| s.plugin) => {
+            format!("Skills of the {name} plugin.")
+        }
         None => Namespace::default_description(name),
     });
     Namespace {
@@ -809,8 +822,8 @@ impl Catalog {
         &self.diagnostics
     }
 
-    /// Find a skill by id, by qualified name (`namespace/name`), or by name
-    /// when only shadowed skills carry it.
+    /// Find a skill by id, or by qualified name (`namespace/name`, and
+    /// `plugin:name` for a plugin's skill).
     pub fn get(&self, key: &str) -> Option<&Skill> {
         self.position(key).map(|i| &*self.skills[i])
     }
@@ -827,10 +840,27 @@ impl Catalog {
         if let Some(&i) = by_id.get(key) {
             return Some(i);
         }
-        // `namespace/name` of a skill that holds its plain name as its id.
+        // `namespace/name` of a skill that holds its plain name as its id,
+        // and `plugin:name` of a plugin's skill.
+        if let Some((plugin, name)) = key.split_once(':') {
+            if let Some(&i) = by_id.get(name) {
+                let skill = &self.skills[i];
+                if skill.plugin && skill.namespace == plugin {
+                    return Some(i);
+                }
+            }
+        }
         let (namespace, name) = key.rsplit_once('/')?;
-        let i = *by_id.get(name)?;
-        (self.skills[i].namespace == namespace).then_some(i)
+        if let Some(&i) = by_id.get(name) {
+            if self.skills[i].namespace == namespace {
+                return Some(i);
+            }
+        }
+        // A plugin's skill that lost its plain name, written `plugin/name`.
+        by_id
+            .get(&format!("{namespace}:{name}"))
+            .copied()
+            .filter(|&i| self.skills[i].plugin)
     }
 
     /// The search index of this snapshot, built on first use.

@@ -3,10 +3,7 @@
 //! meant for the person at the terminal goes to stderr.
 
 use super::style::Style;
-use super::{
-    build, builder, Cli, Command, GrepArgs, LintArgs, LintFormat, ListArgs, ReadArgs, RenderArgs,
-    ShowArgs,
-};
+use super::{build, builder, Cli, Command, GrepArgs, ListArgs, ReadArgs, RenderArgs, ShowArgs};
 use anyhow::Context as _;
 use skilldex::catalog::{Catalog, CatalogBuilder};
 use skilldex::model::printable;
@@ -20,7 +17,7 @@ use std::process::ExitCode;
 pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Render(args) => render_command(cli, args),
-        Command::Lint(args) => lint_command(cli, args),
+        Command::Lint(args) => super::lint::lint_command(cli, args),
         Command::List(args) => list_command(cli, args),
         Command::Show(args) => show_command(cli, args),
         Command::Read(args) => read_command(cli, args),
@@ -44,13 +41,13 @@ pub(super) fn write_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
-struct Counts {
-    errors: usize,
-    warnings: usize,
-    infos: usize,
+pub(super) struct Counts {
+    pub(super) errors: usize,
+    pub(super) warnings: usize,
+    pub(super) infos: usize,
 }
 
-fn count(diagnostics: &[Diagnostic]) -> Counts {
+pub(super) fn count(diagnostics: &[Diagnostic]) -> Counts {
     let of = |s| diagnostics.iter().filter(|d| d.severity == s).count();
     Counts {
         errors: of(Severity::Error),
@@ -225,58 +222,6 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     std::mem::forget(rendered);
     std::mem::forget(catalog);
     Ok(ExitCode::SUCCESS)
-}
-
-fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
-    let profile: Profile = args.profile.into();
-    let catalog = build(
-        &cli.global,
-        &builder(&cli.global, profile)?.check_bodies(true),
-    )?;
-    let diagnostics = catalog.diagnostics();
-    let counts = count(diagnostics);
-    if args.json || args.format == LintFormat::Json {
-        let value = serde_json::json!({
-            "profile": profile.as_str(),
-            "diagnostics": diagnostics,
-            "summary": {
-                "skills": catalog.skills().len(),
-                "errors": counts.errors,
-                "warnings": counts.warnings,
-                "infos": counts.infos,
-            }
-        });
-        write_json(&value)?;
-    } else {
-        let style = Style::stdout(cli.global.color);
-        let mut out = stdout();
-        for d in diagnostics {
-            writeln!(out, "{}", diagnostic_line(d, &style))?;
-        }
-        out.flush()?;
-        if !cli.global.quiet {
-            let style = Style::stderr(cli.global.color);
-            let verdict = if counts.errors > 0 {
-                style.red("failed")
-            } else {
-                style.green("ok")
-            };
-            say!(
-                "skilldex lint ({}): {} — {} loaded, {}, {}, {}",
-                profile.as_str(),
-                verdict,
-                plural(catalog.skills().len(), "skill", "skills"),
-                plural(counts.errors, "error", "errors"),
-                plural(counts.warnings, "warning", "warnings"),
-                plural(counts.infos, "note", "notes"),
-            );
-        }
-    }
-    Ok(if counts.errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// The render flags as options (and the tokenizer loading, when needed).

@@ -16,6 +16,7 @@ macro_rules! say {
 }
 
 mod commands;
+mod lint;
 mod search;
 mod serve;
 mod style;
@@ -166,6 +167,27 @@ struct LintArgs {
     /// Same as --format json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// Report only findings at least this serious.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    severity: Option<SeverityArg>,
+    /// Report only these codes (repeat, or separate with commas; `link-*`
+    /// names a family).
+    #[arg(long = "code", value_name = "CODE", value_delimiter = ',')]
+    codes: Vec<String>,
+    /// Leave these codes out (repeat, or separate with commas): they are
+    /// neither reported nor fail the run.
+    #[arg(long = "allow", value_name = "CODE", value_delimiter = ',')]
+    allow: Vec<String>,
+    /// Print at most N findings; the rest are counted by code.
+    #[arg(long, value_name = "N")]
+    max_findings: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SeverityArg {
+    Error,
+    Warning,
+    Info,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -17,6 +17,7 @@
 //! - a namespace file (`README.md`, `index.md`): that file;
 //! - a folder, or a path that is gone but held something: everything below;
 //! - `.gitignore` / `.ignore`: the whole root (what they hide may be anywhere);
+//! - a plugin manifest or marketplace: the whole root (it names namespaces);
 //! - any other file: nothing, unless bodies are checked (then its skill),
 //!   or the last walk reported something about it (a dangling link).
 //!
@@ -428,7 +429,15 @@ fn scope(
     pending: &mut Rescan,
 ) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == ".gitignore" || name == ".ignore" {
+    // A plugin manifest names the namespace of every skill in its plugin.
+    let manifest = (name == crate::scan::plugin::MANIFEST_FILE
+        || name == crate::scan::plugin::MARKETPLACE_FILE)
+        && path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|d| d.to_str())
+            .is_some_and(|d| crate::scan::plugin::MANIFEST_DIRS.contains(&d));
+    if name == ".gitignore" || name == ".ignore" || manifest {
         pending.whole.insert(root);
         return true;
     }

@@ -346,6 +346,20 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         };
         let position = fields.position(&key);
         match key.as_str() {
+            // Claude Code reads a YAML list of tool names too (and its own
+            // plugins write one): kept, joined the way the format writes it.
+            "allowed-tools" if list_of_text(&value).is_some() => {
+                let tools = list_of_text(&value).unwrap_or_default().join(" ");
+                findings.push(Finding::new(
+                    Code::AllowedToolsList,
+                    position,
+                    format!(
+                        "`allowed-tools` is a YAML list; the Agent Skills format wants one space-separated string (Claude Code reads both) — write `allowed-tools: {}`",
+                        yaml_scalar(&tools)
+                    ),
+                ));
+                fields.allowed_tools = Some(tools);
+            }
             "name" | "description" | "license" | "compatibility" | "allowed-tools" => {
                 let text = match value {
                     Value::Null => None,
@@ -376,27 +390,52 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
             }
             "metadata" => match &value {
                 Value::Mapping(entries) => {
+                    // Values that are not text: lists and maps (which have
+                    // no text form) and numbers and booleans (which do).
                     let mut bad = Vec::new();
+                    let mut typed = Vec::new();
                     for (k, v) in entries {
                         let k = scalar_text(k).unwrap_or_else(|| format!("{k:?}"));
                         match scalar_text(v) {
                             Some(text) => {
+                                if matches!(untagged(v), Value::Number(_) | Value::Bool(_)) {
+                                    typed.push(format!("`{k}: {}`", yaml_scalar(&text)));
+                                }
                                 fields.metadata.insert(k, text);
                             }
-                            None => bad.push(k),
+                            None => bad.push((k, to_json(v))),
                         }
                     }
                     if !bad.is_empty() {
+                        let names: Vec<&str> = bad.iter().map(|(k, _)| k.as_str()).collect();
+                        let written: Vec<String> = bad
+                            .iter()
+                            .map(|(k, v)| format!("`{k}: {}`", yaml_scalar(&json_text(v))))
+                            .collect();
                         findings.push(Finding::new(
                             Code::MetadataNotStringMap,
                             position,
                             format!(
-                                "`metadata` values must be text; {} {} not — flatten them into strings",
-                                bad.join(", "),
-                                if bad.len() == 1 { "is" } else { "are" }
+                                "`metadata` values must be text; {} {} not — write {} as one string: {}",
+                                names.join(", "),
+                                if names.len() == 1 { "is" } else { "are" },
+                                if names.len() == 1 { "it" } else { "each" },
+                                written.join(", ")
                             ),
                         ));
                         fields.extra.insert("metadata".into(), to_json(&value));
+                    } else if !typed.is_empty() {
+                        findings.push(Finding::new(
+                            Code::MetadataValueNotText,
+                            position,
+                            format!(
+                                "`metadata` values are text, and YAML reads {} as {} — quote {}: {}",
+                                if typed.len() == 1 { "this one" } else { "these" },
+                                if typed.len() == 1 { "a number or a boolean" } else { "numbers or booleans" },
+                                if typed.len() == 1 { "it" } else { "them" },
+                                typed.join(", ")
+                            ),
+                        ));
                     }
                 }
                 Value::Null => {}
@@ -1547,6 +1586,71 @@ fn scalar_text(value: &Value) -> Option<String> {
         Value::Tagged(tagged) => scalar_text(&tagged.value),
         _ => None,
     }
+}
+
+/// A value without its YAML tag.
+fn untagged(value: &Value) -> &Value {
+    match value {
+        Value::Tagged(tagged) => untagged(&tagged.value),
+        other => other,
+    }
+}
+
+/// The items of a list of scalars, as text; `None` for anything else.
+fn list_of_text(value: &Value) -> Option<Vec<String>> {
+    match untagged(value) {
+        Value::Sequence(items) => items.iter().map(scalar_text).collect(),
+        _ => None,
+    }
+}
+
+/// A JSON value as one line of text: strings as they are, lists of
+/// scalars joined with `, `, anything else as compact JSON.
+pub fn json_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items)
+            if items.iter().all(|i| !i.is_array() && !i.is_object()) =>
+        {
+            items
+                .iter()
+                .map(|i| match i {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `text` written as a YAML scalar that reads back as exactly this text:
+/// plain when YAML would take it as a string, else double-quoted.
+pub fn yaml_scalar(text: &str) -> String {
+    let plain = plain_text(text) == Some(text)
+        && !text.is_empty()
+        && !text.ends_with([' ', '\t'])
+        && !text.contains(['\n', '\r', '"', '\''])
+        && !matches!(text, "~" | "null" | "Null" | "NULL");
+    if plain {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn value_kind(value: &Value) -> &'static str {

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub mod plugin;
 mod walk;
 pub(crate) use walk::{FolderRules, RulesCache};
 
@@ -170,6 +171,10 @@ pub struct FoundSkill {
     pub upper_case_name: bool,
     /// Folder depth of the file below the root.
     pub depth: usize,
+    /// Some folder between the root and the file is hidden (`.gemini/`,
+    /// `.cursor/`): a tool-specific copy, outranked on a name clash by a
+    /// skill in plain folders.
+    pub hidden: bool,
     /// The root joined with `relative`.
     pub path: PathBuf,
     pub identity: Option<FileIdentity>,
@@ -190,6 +195,11 @@ pub struct FoundNamespaceFile {
     /// The folder it sits in, relative to the root.
     pub folder: PathBuf,
     pub path: PathBuf,
+    /// The namespace it describes: the folder's path, or the name of the
+    /// plugin the folder is.
+    pub describes: String,
+    /// A plugin manifest (or marketplace entry), which outranks a README.
+    pub plugin: bool,
     /// The `description` of its front matter, if it has one.
     pub description: Option<String>,
 }
@@ -232,6 +242,8 @@ struct Shared {
     depth_cut: Mutex<(usize, Option<PathBuf>)>,
     /// Symlinked folders found by the current walk: (depth, link, real folder).
     links: Mutex<Vec<(usize, PathBuf, PathBuf)>>,
+    /// The plugins skills are met in.
+    plugins: plugin::PluginIndex,
 }
 
 impl Shared {
@@ -265,7 +277,10 @@ fn push<T>(list: &Mutex<Vec<T>>, item: T) {
 /// Walk `root` (index `root_index` in precedence order).
 pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanResult {
     let limits = &options.limits;
-    let shared = Shared::default();
+    let mut shared = Shared {
+        plugins: plugin::PluginIndex::new(root),
+        ..Shared::default()
+    };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     // A root that is itself a symlink is walked through it: the trailing
     // separator makes the system resolve the link.
@@ -321,6 +336,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
         }
     }
 
+    let (plugins, plugin_findings) = std::mem::take(&mut shared.plugins).into_parts();
     let mut out = ScanResult {
         skills: shared
             .skills
@@ -337,6 +353,30 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
         links,
     };
     out.links.sort();
+    for (path, finding) in plugin_findings {
+        out.findings.push(PathFinding { path, finding });
+    }
+    for plugin in plugins {
+        let (Some(description), Some(source)) = (&plugin.description, &plugin.source) else {
+            continue;
+        };
+        // One marketplace may describe several plugins: each gets its own key.
+        let path = if source.ends_with(plugin::MANIFEST_FILE) {
+            source.clone()
+        } else {
+            let mut path = source.clone().into_os_string();
+            path.push(format!("#{}", plugin.name));
+            PathBuf::from(path)
+        };
+        out.namespace_files.push(FoundNamespaceFile {
+            root: root_index,
+            folder: plugin.folder.clone(),
+            path,
+            describes: plugin.name.clone(),
+            plugin: true,
+            description: Some(description.clone()),
+        });
+    }
     if shared.entry_limit_hit.load(Ordering::Relaxed) {
         out.findings.push(PathFinding {
             path: root.to_path_buf(),
@@ -530,18 +570,16 @@ fn visit(
         let folder_name = folder_name_of(path);
         match read_skill_file(&entry, &folder_name, options, through_link) {
             Ok(found) => {
-                let namespace = relative
-                    .parent()
-                    .and_then(Path::parent)
-                    .map(slash_path)
-                    .unwrap_or_default();
+                let placement = shared
+                    .plugins
+                    .place(relative.parent().unwrap_or(Path::new("")));
                 let mut parsed = found.parsed;
                 let fields = parsed.fields.take();
                 let skill = skill_of(
                     fields,
                     path,
                     root_index,
-                    namespace,
+                    placement,
                     folder_name,
                     &parsed,
                     found.facts,
@@ -556,6 +594,11 @@ fn visit(
                         root: root_index,
                         upper_case_name: name == OsStr::new("SKILL.md"),
                         depth,
+                        hidden: relative.parent().is_some_and(|folder| {
+                            folder.components().any(|c| {
+                                matches!(c, std::path::Component::Normal(n) if n.as_encoded_bytes().starts_with(b"."))
+                            })
+                        }),
                         path: path.to_path_buf(),
                         identity: found.identity,
                         through_link,
@@ -589,8 +632,10 @@ fn visit(
             &shared.namespace_files,
             FoundNamespaceFile {
                 root: root_index,
+                describes: shared.plugins.folder_namespace(&folder),
                 folder,
                 path: path.to_path_buf(),
+                plugin: false,
                 description,
             },
         );
@@ -690,7 +735,7 @@ fn skill_of(
     fields: Option<Fields>,
     path: &Path,
     root: usize,
-    namespace: String,
+    placement: plugin::Placement,
     folder_name: String,
     parsed: &ParsedFile,
     facts: FileFacts,
@@ -710,7 +755,8 @@ fn skill_of(
     Some(Skill {
         id: name.clone(),
         name,
-        namespace,
+        namespace: placement.namespace,
+        plugin: placement.plugin,
         description,
         raw_description: fields.description.unwrap_or_default(),
         path: path.to_path_buf(),

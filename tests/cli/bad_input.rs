@@ -437,7 +437,16 @@ fn uppercase_name_is_invalid_with_a_lowercase_suggestion() {
     let root = fixture("bad/name-uppercase");
     let (run, diags) = lint(&root, "spec");
     let d = only(&diags, "PDF-Tools/SKILL.md", "name-invalid");
-    check(d, "error", 2, Some(7), &["lowercase", "try `pdf-tools`"]);
+    check(
+        d,
+        "error",
+        2,
+        Some(7),
+        &[
+            "lowercase",
+            "rename the folder to `pdf-tools` and set `name: pdf-tools`",
+        ],
+    );
     assert_eq!(run.code, 1);
     let render = render(&root);
     check_good(&diags, &render);
@@ -449,7 +458,16 @@ fn name_with_spaces_is_invalid_with_a_kebab_suggestion() {
     let root = fixture("bad/name-spaces");
     let (run, diags) = lint(&root, "spec");
     let d = only(&diags, "my skill/SKILL.md", "name-invalid");
-    check(d, "error", 2, Some(7), &["hyphens", "try `my-skill`"]);
+    check(
+        d,
+        "error",
+        2,
+        Some(7),
+        &[
+            "hyphens",
+            "rename the folder to `my-skill` and set `name: my-skill`",
+        ],
+    );
     assert_eq!(run.code, 1);
     let render = render(&root);
     check_good(&diags, &render);
@@ -1067,7 +1085,7 @@ fn lenient_profile_downgrades_format_rules_but_not_load_failures() {
     let root = fixture("bad/name-uppercase");
     let (run, diags) = lint(&root, "lenient");
     let d = only(&diags, "PDF-Tools/SKILL.md", "name-invalid");
-    check(d, "warning", 2, Some(7), &["try `pdf-tools`"]);
+    check(d, "warning", 2, Some(7), &["set `name: pdf-tools`"]);
     assert_eq!(run.code, 0);
     assert_eq!(summary_skills(&run), 2);
 

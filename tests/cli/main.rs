@@ -9,6 +9,7 @@ mod disclosure;
 mod grep;
 #[cfg(unix)]
 mod hardening;
+mod layouts;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;

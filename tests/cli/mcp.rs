@@ -1125,3 +1125,26 @@ fn a_long_line_can_be_read_further_with_max_tokens() {
     let (is_error, text) = raw.call("read_skill", json!({"name": "alpha", "max_tokens": 0}));
     assert!(is_error && text.contains("`max_tokens` is 0"), "{text}");
 }
+
+#[test]
+fn read_skill_takes_the_plugin_colon_skill_form() {
+    let root = super::fixture("layouts/marketplace");
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    // The header names the skill by its id: the winner of the name by
+    // the plain name, the other by `plugin:skill`.
+    for (name, id) in [
+        ("lint-kit:review-notes", "lint-kit:review-notes"),
+        ("lint-kit/review-notes", "lint-kit:review-notes"),
+        ("git-tools:review-notes", "review-notes"),
+        ("review-notes", "review-notes"),
+    ] {
+        let (is_error, text) = raw.call("read_skill", json!({"name": name}));
+        assert!(!is_error, "{name}: {text}");
+        assert!(
+            text.starts_with(&format!("skill {id} — ")),
+            "{name}: {text}"
+        );
+    }
+    let (is_error, text) = raw.call("read_skill", json!({"name": "paper-kit:review-notes"}));
+    assert!(is_error, "{text}");
+}
