@@ -400,18 +400,23 @@ impl Skill {
     }
 
     /// Does `key` name this skill? A key names a skill by its name, its id
-    /// or its qualified name (`namespace/name`), with surrounding space and
-    /// slashes ignored. Every place that matches a user's key to a skill
-    /// (configuration lists, enable requests, lookups of disabled skills)
-    /// asks this, so they cannot disagree.
+    /// or its qualified name (`namespace/name`; for a plugin's skill also
+    /// `plugin:name`), with surrounding space and slashes ignored. Every
+    /// place that matches a user's key to a skill (configuration lists,
+    /// enable requests, lookups of disabled skills) asks this, so they
+    /// cannot disagree.
     pub fn answers_to(&self, key: &str) -> bool {
         let key = key.trim().trim_matches('/');
         key == self.name
             || key == self.id
-            || key
-                .strip_prefix(self.namespace.as_str())
-                .and_then(|rest| rest.strip_prefix('/'))
-                .is_some_and(|rest| !self.namespace.is_empty() && rest == self.name)
+            || (!self.namespace.is_empty()
+                && key
+                    .strip_prefix(self.namespace.as_str())
+                    .and_then(|rest| {
+                        rest.strip_prefix('/')
+                            .or_else(|| rest.strip_prefix(':').filter(|_| self.plugin))
+                    })
+                    .is_some_and(|rest| rest == self.name))
     }
 }
 
@@ -536,6 +541,7 @@ mod tests {
             name_position: None,
             description_position: None,
             shadowed: true,
+            plugin: false,
             headings: String::new(),
         };
         for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {
@@ -547,10 +553,19 @@ mod tests {
         let top = Skill {
             namespace: String::new(),
             id: "pdf".into(),
-            ..skill
+            ..skill.clone()
         };
         assert!(top.answers_to("pdf"));
         assert!(!top.answers_to("/pdf/x"));
+        assert!(
+            !skill.answers_to("docs:pdf"),
+            "only a plugin's skill takes `:`"
+        );
+        let of_plugin = Skill {
+            plugin: true,
+            ..skill
+        };
+        assert!(of_plugin.answers_to("docs:pdf") && of_plugin.answers_to("docs/pdf"));
     }
 
     proptest::proptest! {
