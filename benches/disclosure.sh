@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark `skilldex grep` against `rg` (same pattern, same tree, side by
-# side in one hyperfine run) and time `skilldex read --section` (by name,
-# with and without the name index, and by path), on the bundled catalog and on the 10k-skill corpus made by
+# side in one hyperfine run) and time `skilldex read --section` (by name
+# and by path), on the bundled catalog and on the 10k-skill corpus made by
 # benches/render.sh.
 #
 # Usage: benches/disclosure.sh      (run benches/render.sh once first, or set
@@ -61,12 +61,8 @@ for section in "$first_section" "$middle_section" "$last_section"; do
         || { echo "disclosure.sh: a picked skill has no usable ## heading" >&2; exit 2; }
 done
 echo "==> read by name: first $first, middle $middle, last $last (of ${#ordered[@]})" >&2
-# By name with the name index (written by the first warm-up run, checked by
-# every timed one), by name without it (the whole catalog is built to
-# resolve the name), and by the path the directory prints (only the folders
-# leading to the skill are walked). The index lives under target/bench.
-export SKILLDEX_CACHE_DIR=$PWD/target/bench/name-index
-rm -rf "$SKILLDEX_CACHE_DIR"
+# By name (the whole catalog is scanned to resolve the name) and by the path
+# the directory prints (only the folders leading to the skill are walked).
 hyperfine --warmup 3 --runs "$RUNS" -N \
     --export-markdown target/bench/read.md \
     "$SKILLDEX read pdf-extract --section steps --root skills" \
@@ -74,27 +70,5 @@ hyperfine --warmup 3 --runs "$RUNS" -N \
     "$SKILLDEX read $first --section '$first_section' --root $CORPUS" \
     "$SKILLDEX read $middle --section '$middle_section' --root $CORPUS" \
     "$SKILLDEX read $last --section '$last_section' --root $CORPUS" \
-    "env SKILLDEX_CACHE_DIR=off $SKILLDEX read $first --section '$first_section' --root $CORPUS" \
     "$SKILLDEX read $(realpath "$skill_file") --section '$first_section' --root $CORPUS"
 
-# The same reads by name while `skilldex watch` runs on the corpus: it
-# watches every path the index stamps and vouches that none changed, so a
-# read checks only the roots (see README, "The name index").
-watch_err=target/bench/watch-service.err
-"$SKILLDEX" watch -v --root "$CORPUS" >/dev/null 2>"$watch_err" &
-watch_pid=$!
-trap 'kill -INT "$watch_pid" 2>/dev/null || true' EXIT
-for _ in $(seq 600); do
-    grep -q 'need not check it' "$watch_err" && break
-    sleep 0.1
-done
-grep -q 'need not check it' "$watch_err" \
-    || { echo "disclosure.sh: the watch did not vouch for the index:" >&2; cat "$watch_err" >&2; exit 2; }
-hyperfine --warmup 3 --runs "$RUNS" -N \
-    --export-markdown target/bench/read-watch.md \
-    "$SKILLDEX read $first --section '$first_section' --root $CORPUS" \
-    "$SKILLDEX read $middle --section '$middle_section' --root $CORPUS" \
-    "$SKILLDEX read $last --section '$last_section' --root $CORPUS"
-kill -INT "$watch_pid"
-wait "$watch_pid" || true
-trap - EXIT

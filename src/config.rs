@@ -441,11 +441,23 @@ fn read_file_with_hint(
     })
 }
 
+/// The largest configuration file read: a real one is a few hundred bytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 fn read_text(path: &Path, hint: &'static str) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+    // Opened without blocking and checked on the open file: a pipe named
+    // as the config file is refused, not waited on.
+    let read_error = |error| ConfigError::Read {
         path: path.to_path_buf(),
         error,
         hint,
+    };
+    let bytes = crate::query::contain::read_regular(path, MAX_CONFIG_BYTES).map_err(read_error)?;
+    String::from_utf8(bytes).map_err(|_| {
+        read_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
     })
 }
 
@@ -482,6 +494,8 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
     if text.trim().is_empty() {
         return Ok(FileSettings::default());
     }
+    crate::parse::bounds::check_flow_nesting(text)
+        .map_err(|(line, column)| (line, column, crate::parse::bounds::flow_nesting_message()))?;
     let settings: FileSettings = serde_yaml_ng::from_str(text).map_err(|error| {
         let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
         let mut message = error.to_string();
@@ -556,8 +570,7 @@ fn top_level_key(line: &str) -> Option<&str> {
 
 /// Does a `disabled`/`enabled` entry name this skill?
 pub fn names_skill(entry: &str, skill: &crate::model::Skill) -> bool {
-    let entry = entry.trim().trim_matches('/');
-    entry == skill.name || entry == skill.id || entry == skill.qualified_name()
+    skill.answers_to(entry)
 }
 
 /// What persisting "enable always" changed.
@@ -603,14 +616,57 @@ pub fn persist_enable(
     })
 }
 
+/// Replace the text of the configuration file `path` the way its owner
+/// set it up: through a symlink the file it points to is edited (the link
+/// stays a link), its permissions are kept, and the new text is written
+/// to a new file beside it and renamed over it, so a reader sees the old
+/// text or the new, never half. A file with other hard links is rewritten
+/// in place instead (a rename would split the links).
 fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
     let error = |error| ConfigError::Write {
         path: path.to_path_buf(),
         error,
     };
-    let temporary = path.with_extension("yaml.skilldex-tmp");
-    std::fs::write(&temporary, text).map_err(error)?;
-    std::fs::rename(&temporary, path).map_err(error)
+    let target = path.canonicalize().map_err(error)?;
+    let metadata = std::fs::metadata(&target).map_err(error)?;
+    #[cfg(unix)]
+    let (mode, links) = {
+        use std::os::unix::fs::MetadataExt;
+        (metadata.mode() & 0o7777, metadata.nlink())
+    };
+    #[cfg(not(unix))]
+    let links = 1;
+    if links > 1 {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&target)
+            .map_err(error)?;
+        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(error)?;
+        return file.sync_all().map_err(error);
+    }
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = target.with_file_name(format!(".{name}.skilldex-{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    // A new file, never one planted under that name (nor a link's target).
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+    let written = (|| {
+        let mut file = options.open(&temporary)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        // The mode asked at creation is cut by the umask: set it again.
+        file.set_permissions(metadata.permissions())?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, &target)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.map_err(error)
 }
 
 /// The text of a `skilldex.yaml` in which no `disabled` entry accepted by
@@ -1033,6 +1089,32 @@ fn yaml_scalar(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewrite_edits_the_linked_file_and_keeps_its_mode_and_hard_links() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.yaml");
+        std::fs::write(&real, "disabled: [a]\n").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("skilldex.yaml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, "disabled: []\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "disabled: []\n");
+        assert_eq!(std::fs::metadata(&real).unwrap().mode() & 0o777, 0o600);
+        let hard = dir.path().join("hard.yaml");
+        std::fs::hard_link(&real, &hard).unwrap();
+        write_atomically(&hard, "enabled: [b]\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "enabled: [b]\n");
+        assert_eq!(std::fs::metadata(&hard).unwrap().nlink(), 2);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 3, "no temporary file is left behind");
+    }
 
     #[test]
     fn parses_every_key() {

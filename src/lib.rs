@@ -25,6 +25,7 @@
 
 pub mod catalog;
 pub mod config;
+mod hash;
 pub mod live;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -35,11 +36,9 @@ pub mod rules;
 pub mod scan;
 pub mod schema;
 pub mod search;
+pub mod text;
 pub mod tokens;
 pub mod tools;
-
-#[doc(hidden)]
-pub mod cli;
 
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};
 pub use model::{Code, Diagnostic, Namespace, Position, Profile, Severity, Skill};

@@ -1,4 +1,8 @@
-//! The `skilldex` binary: all behaviour lives in the library's `cli` module.
+//! The `skilldex` binary: the command line over the library. Everything
+//! that parses flags, prints or picks an exit code lives in `cli/`; the
+//! library (`skilldex::`) never does.
+
+mod cli;
 
 /// mimalloc rather than the system allocator: see the note in `Cargo.toml`.
 /// Only the binary chooses it; the library leaves that to its users.
@@ -7,5 +11,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    skilldex::cli::run()
+    cli::run()
 }

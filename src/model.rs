@@ -398,6 +398,21 @@ impl Skill {
             format!("{}/{}", self.namespace, self.name)
         }
     }
+
+    /// Does `key` name this skill? A key names a skill by its name, its id
+    /// or its qualified name (`namespace/name`), with surrounding space and
+    /// slashes ignored. Every place that matches a user's key to a skill
+    /// (configuration lists, enable requests, lookups of disabled skills)
+    /// asks this, so they cannot disagree.
+    pub fn answers_to(&self, key: &str) -> bool {
+        let key = key.trim().trim_matches('/');
+        key == self.name
+            || key == self.id
+            || key
+                .strip_prefix(self.namespace.as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|rest| !self.namespace.is_empty() && rest == self.name)
+    }
 }
 
 /// A folder that groups skills. Namespaces are the first level of
@@ -498,6 +513,45 @@ pub fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_names_a_skill_by_name_id_or_qualified_name() {
+        let skill = Skill {
+            id: "docs/pdf".into(),
+            name: "pdf".into(),
+            namespace: "docs".into(),
+            description: String::new(),
+            raw_description: String::new(),
+            path: PathBuf::from("skills/docs/pdf/SKILL.md"),
+            root: 0,
+            license: None,
+            compatibility: None,
+            allowed_tools: None,
+            metadata: BTreeMap::new(),
+            extra: BTreeMap::new(),
+            file_bytes: 0,
+            content_hash: 0,
+            body_line: 1,
+            body_offset: 0,
+            name_position: None,
+            description_position: None,
+            shadowed: true,
+            headings: String::new(),
+        };
+        for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {
+            assert!(skill.answers_to(key), "{key}");
+        }
+        for key in ["docs", "pd", "other/pdf", "docs/pdf/x", "", "/"] {
+            assert!(!skill.answers_to(key), "{key}");
+        }
+        let top = Skill {
+            namespace: String::new(),
+            id: "pdf".into(),
+            ..skill
+        };
+        assert!(top.answers_to("pdf"));
+        assert!(!top.answers_to("/pdf/x"));
+    }
 
     proptest::proptest! {
         #[test]

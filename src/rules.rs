@@ -26,18 +26,7 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 const RESERVED_WORDS: &[&str] = &["anthropic", "claude"];
 
-/// Format a count with thousands separators (`1,100`), as messages quote it.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;
 
 /// A kebab-case suggestion for a bad name: lowercase, runs of anything that
 /// is not a letter or digit become one hyphen.
@@ -818,13 +807,6 @@ mod tests {
     fn suggestions() {
         assert_eq!(suggest_name("My Cool_Skill!"), "my-cool-skill");
         assert_eq!(suggest_name("--"), "");
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(1100), "1,100");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

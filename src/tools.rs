@@ -14,6 +14,7 @@
 
 use crate::catalog::Catalog;
 use crate::query::{self, GrepError, ReadError};
+use crate::text::plural;
 use serde_json::{json, Map, Value};
 
 pub const SEARCH_SKILLS: &str = "search_skills";
@@ -713,19 +714,13 @@ pub fn grep_skills(
             };
             text.push_str(&format!(
                 "{}/{}:{}: {shown}{cut}\n",
-                file.skill, file.path, line.line
+                file.skill,
+                crate::model::printable(&file.path),
+                line.line
             ));
         }
     }
     Ok(ToolAnswer::ok(text))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!(
-        "{} {}",
-        crate::rules::thousands(n),
-        if n == 1 { one } else { many }
-    )
 }
 
 /// The checked arguments of `request_skill_enable`: the skill and the reason.

@@ -373,6 +373,12 @@ fn walk_limited(result: &ScanResult) -> bool {
 }
 
 impl CatalogBuilder {
+    /// Build the snapshot with every missing root counted as empty (a
+    /// server that waits for its roots to appear starts from this).
+    pub fn build_allowing_missing(&self) -> Catalog {
+        self.build_retained().0
+    }
+
     /// Walk every root that exists (a missing one counts as empty) and keep
     /// what was found.
     pub(crate) fn build_retained(&self) -> (Catalog, Retained) {

@@ -8,7 +8,6 @@
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
 pub(crate) mod incremental;
-pub mod name_index;
 
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
@@ -120,7 +119,6 @@ impl CatalogBuilder {
             check_bodies: self.check_bodies,
             visitor: self.visitor.clone(),
             scope,
-            record: None,
         }
     }
 
@@ -149,14 +147,6 @@ impl CatalogBuilder {
     /// Scan the roots and build the snapshot.
     pub fn build(&self) -> Result<Catalog, CatalogError> {
         self.build_with(&self.scan_options(None))
-    }
-
-    /// Scan the roots as [`CatalogBuilder::build`] does, noting in `log`
-    /// every path the skills found depend on.
-    pub(crate) fn build_recorded(&self, log: Arc<scan::PathLog>) -> Result<Catalog, CatalogError> {
-        let mut options = self.scan_options(None);
-        options.record = Some(log);
-        self.build_with(&options)
     }
 
     fn build_with(&self, options: &scan::ScanOptions) -> Result<Catalog, CatalogError> {
@@ -263,7 +253,7 @@ impl CatalogBuilder {
 }
 
 /// A root must be an existing folder.
-pub(crate) fn check_root(root: &Path) -> Result<(), CatalogError> {
+pub fn check_root(root: &Path) -> Result<(), CatalogError> {
     match std::fs::metadata(root) {
         Err(_) => Err(CatalogError::RootNotFound(root.to_path_buf())),
         Ok(m) if !m.is_dir() => Err(CatalogError::RootNotADirectory(root.to_path_buf())),
@@ -447,8 +437,19 @@ impl Assembly {
 }
 
 /// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
+/// The file is opened inside its own folder (`query::contain`): a skill
+/// file that is a symlink out of its folder, a pipe, or larger than
+/// `query::read::MAX_READ_BYTES` is refused before anything is read.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bytes = crate::query::contain::read_inside(
+        path.parent().unwrap_or(Path::new(".")),
+        &name,
+        crate::query::read::MAX_READ_BYTES,
+    )?;
     Ok(parse::decode(&bytes).0.into_owned())
 }
 
@@ -612,11 +613,7 @@ impl Catalog {
         if names.is_empty() || !self.disabled.is_empty() {
             return self;
         }
-        let named = |skill: &Skill| {
-            names.contains(&skill.name)
-                || names.contains(&skill.id)
-                || names.contains(&skill.qualified_name())
-        };
+        let named = |skill: &Skill| names.iter().any(|name| skill.answers_to(name));
         if !self.skills.iter().any(|s| named(s)) {
             return self;
         }
@@ -629,7 +626,7 @@ impl Catalog {
         self.skills = enabled;
         self.all_skills = all;
         // Enabling or disabling a skill changes what the directory shows.
-        let mut hash = Fnv::new();
+        let mut hash = crate::hash::StableHasher::new();
         hash.write(self.revision.as_bytes());
         for skill in &disabled {
             hash.write(skill.id.as_bytes());
@@ -689,12 +686,7 @@ impl Catalog {
     /// A new snapshot in which the disabled skills named by `keys` are
     /// enabled (a user said yes for this session).
     pub fn enabling(&self, keys: &[&str]) -> Catalog {
-        let named = |skill: &Skill| {
-            keys.iter().any(|key| {
-                let key = key.trim().trim_matches('/');
-                key == skill.id || key == skill.name || key == skill.qualified_name()
-            })
-        };
+        let named = |skill: &Skill| keys.iter().any(|key| skill.answers_to(key));
         if !self.disabled.iter().any(|s| named(s)) {
             return self.clone();
         }
@@ -886,9 +878,7 @@ impl Catalog {
     /// Does a skill of this snapshot, disabled ones included, answer to
     /// `key` (name, id or `namespace/name`)?
     pub fn names_any_skill(&self, key: &str) -> bool {
-        self.every_skill()
-            .iter()
-            .any(|skill| crate::config::names_skill(key, skill))
+        self.every_skill().iter().any(|skill| skill.answers_to(key))
     }
 }
 
@@ -896,67 +886,16 @@ fn similar_ids<'a>(skills: &'a [Arc<Skill>], key: &str, limit: usize) -> Vec<&'a
     let key = key.to_lowercase();
     let mut scored: Vec<(usize, &str)> = skills
         .iter()
-        .map(|s| (edit_distance(&key, &s.id.to_lowercase()), s.id.as_str()))
+        .map(|s| {
+            (
+                crate::text::edit_distance(&key, &s.id.to_lowercase()),
+                s.id.as_str(),
+            )
+        })
         .filter(|(d, id)| *d <= 3.max(key.chars().count() / 3) || id.contains(key.as_str()))
         .collect();
     scored.sort();
     scored.into_iter().take(limit).map(|(_, id)| id).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(current + 1);
-            previous = current;
-        }
-    }
-    row[b.len()]
-}
-
-/// A small word-at-a-time hash (FxHash's multiply-rotate step over
-/// little-endian 8-byte words): stable across platforms and releases, and
-/// fast enough to hash every description on each build.
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-
-    pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-
-    pub(crate) fn write_u64(&mut self, word: u64) {
-        self.add(word);
-    }
-
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail));
-        // The length separates ("ab","c") from ("a","bc").
-        self.add(bytes.len() as u64);
-    }
-
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The namespaces of `all` without the disabled skills; namespaces left
@@ -988,7 +927,7 @@ fn revision_of(
     diagnostics: &[Diagnostic],
     stale: &[String],
 ) -> String {
-    let mut hash = Fnv::new();
+    let mut hash = crate::hash::StableHasher::new();
     for skill in skills {
         // The description comes from the file, so the file's hash stands
         // for it (and for every other field read from the file).
@@ -1015,15 +954,4 @@ fn revision_of(
         hash.write(id.as_bytes());
     }
     format!("{:016x}", hash.finish())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distance() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "ab"), 2);
-    }
 }

@@ -3,15 +3,14 @@
 //! meant for the person at the terminal goes to stderr.
 
 use super::style::Style;
-use super::{
-    build, builder, name_catalog, Cli, Command, GrepArgs, ListArgs, ReadArgs, RenderArgs, ShowArgs,
-};
-use crate::catalog::{Catalog, CatalogBuilder};
-use crate::model::{Diagnostic, Profile, Severity, Skill};
-use crate::query::{self, render, Budget, Format, RenderOptions};
-use crate::rules::thousands;
-use crate::tokens;
+use super::{build, builder, Cli, Command, GrepArgs, ListArgs, ReadArgs, RenderArgs, ShowArgs};
 use anyhow::Context as _;
+use skilldex::catalog::{Catalog, CatalogBuilder};
+use skilldex::model::printable;
+use skilldex::model::{Diagnostic, Profile, Severity, Skill};
+use skilldex::query::{self, render, Budget, Format, RenderOptions};
+use skilldex::rules::thousands;
+use skilldex::tokens;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -69,7 +68,7 @@ pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
     };
     format!(
         "{}:{}:{}: {}[{}]: {}",
-        crate::model::printable(&d.path.to_string_lossy()),
+        skilldex::model::printable(&d.path.to_string_lossy()),
         d.line,
         d.column,
         severity,
@@ -276,7 +275,7 @@ fn entry_tokens(skill: &Skill) -> usize {
         "- {}: {} [{}]\n",
         skill.id,
         skill.description,
-        crate::model::printable(&path)
+        skilldex::model::printable(&path)
     ))
 }
 
@@ -328,7 +327,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        let namespaces: Vec<&crate::model::Namespace> = catalog
+        let namespaces: Vec<&skilldex::model::Namespace> = catalog
             .namespaces()
             .iter()
             .filter(|n| in_namespace(&n.name, filter))
@@ -368,7 +367,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         .min(40);
     // The namespaces as a tree of folders: every folder on the way to a
     // namespace is a node, so `area/team/skills` nests under `area/`.
-    let namespaces: Vec<&crate::model::Namespace> = catalog
+    let namespaces: Vec<&skilldex::model::Namespace> = catalog
         .namespaces()
         .iter()
         .filter(|n| in_namespace(&n.name, filter))
@@ -394,7 +393,7 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
         }
         writeln!(out)?;
         let label = match node.last() {
-            Some(last) => format!("{}/", crate::model::printable(last)),
+            Some(last) => format!("{}/", skilldex::model::printable(last)),
             None => "(top level)".to_string(),
         };
         match namespace {
@@ -402,7 +401,9 @@ fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCode> {
                 out,
                 "{indent}{}  {}",
                 style.bold(&label),
-                style.dim(&render::shorten(&crate::model::printable(&namespace.description), 80).0)
+                style.dim(
+                    &render::shorten(&skilldex::model::printable(&namespace.description), 80).0
+                )
             )?,
             None => {
                 let below = skills
@@ -483,13 +484,6 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
-        // A plain name through the name index, as `read` does (a name with
-        // more after it is not a skill here, and only the whole catalog
-        // can suggest what it meant).
-        PathRead::NotAPath if !args.name.trim().trim_matches('/').contains('/') => (
-            name_catalog(&cli.global, &builder, &args.name)?,
-            args.name.clone(),
-        ),
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
     };
     let Some(skill) = catalog.get(&name) else {
@@ -497,7 +491,7 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
             say!(
                 "skilldex: skill `{}` is disabled by configuration — {}",
                 skill.id,
-                crate::query::read::HOW_TO_ENABLE
+                skilldex::query::read::HOW_TO_ENABLE
             );
             return Ok(ExitCode::from(1));
         }
@@ -526,12 +520,12 @@ fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
         &if skill.namespace.is_empty() {
             "(top level)".into()
         } else {
-            crate::model::printable(&skill.namespace)
+            skilldex::model::printable(&skill.namespace)
         },
     )?;
     field(
         "path",
-        &crate::model::printable(&skill.path.to_string_lossy()),
+        &skilldex::model::printable(&skill.path.to_string_lossy()),
     )?;
     if let Some(v) = &skill.license {
         field("license", v)?;
@@ -696,6 +690,23 @@ fn read_by_path(
             1,
         ));
     }
+    // A skill file that is a pipe or a device: say what it is, not that
+    // no skill folder holds it.
+    let named_like_a_skill_file = given
+        .file_name()
+        .is_some_and(|n| skilldex::scan::SKILL_FILE_NAMES.iter().any(|s| n == *s));
+    if let Ok(metadata) = std::fs::metadata(given) {
+        if named_like_a_skill_file && !metadata.is_file() && !metadata.is_dir() {
+            return Ok(PathRead::Refused(
+                format!(
+                    "{} is {}, not a regular file, and is never read — a skill file must be a regular Markdown file",
+                    printable(trimmed),
+                    query::contain::kind_name(metadata.file_type())
+                ),
+                2,
+            ));
+        }
+    }
     let Some(located) = query::read::locate_path(builder.roots(), trimmed) else {
         let roots: Vec<String> = builder
             .roots()
@@ -744,7 +755,7 @@ fn read_by_path(
             {
                 Some(d) => format!(
                     "{} did not load: {} (`skilldex lint` lists every problem)",
-                    crate::model::printable(&located.skill_files[0].to_string_lossy()),
+                    skilldex::model::printable(&located.skill_files[0].to_string_lossy()),
                     diagnostic_line(d, &Style::new(super::ColorChoice::Never, false)),
                 ),
                 None => format!(
@@ -758,7 +769,7 @@ fn read_by_path(
 }
 
 fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
-    use crate::query::ReadError;
+    use skilldex::query::ReadError;
     if let Some(code) = refuse_blank_name(&args.target, "read") {
         return Ok(code);
     }
@@ -773,11 +784,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             say!("skilldex: {message}");
             return Ok(ExitCode::from(code));
         }
-        PathRead::NotAPath => (
-            name_catalog(&cli.global, &builder, &args.target)?,
-            args.target.clone(),
-            None,
-        ),
+        PathRead::NotAPath => (build(&cli.global, &builder)?, args.target.clone(), None),
     };
     let by_path = path.is_some();
     let request = query::ReadRequest {
@@ -867,7 +874,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
         out,
         "skill {} — folder {}",
         result.skill,
-        crate::model::printable(&result.folder.to_string_lossy())
+        skilldex::model::printable(&result.folder.to_string_lossy())
     )?;
     if let Some(files) = result.files_line(30) {
         writeln!(out, "files: {files}")?;
@@ -909,7 +916,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             format!("{}/{}", result.skill, result.path)
         };
         let mut command = format!("skilldex read {} --lines {next}", shell_word(&target));
-        if args.max_tokens != 0 && args.max_tokens != crate::query::read::DEFAULT_MAX_TOKENS {
+        if args.max_tokens != 0 && args.max_tokens != skilldex::query::read::DEFAULT_MAX_TOKENS {
             command.push_str(&format!(" --max-tokens {}", args.max_tokens));
         }
         command.push_str(&global_flags(&cli.global));
@@ -917,7 +924,7 @@ fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCode> {
             out,
             "\n[cut at about {} tokens; continue with `{command}`]",
             thousands(if args.max_tokens == 0 {
-                crate::query::read::DEFAULT_MAX_TOKENS
+                skilldex::query::read::DEFAULT_MAX_TOKENS
             } else {
                 args.max_tokens
             }),
@@ -988,7 +995,7 @@ fn global_flags(global: &super::GlobalArgs) -> String {
 }
 
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
-    use crate::query::{GrepError, LineKind};
+    use skilldex::query::{GrepError, LineKind};
     if args.max_results == Some(0) {
         say!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
         return Ok(ExitCode::from(2));
@@ -1054,7 +1061,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         if args.files_with_matches {
-            writeln!(out, "{}/{}", file.skill, file.path)?;
+            writeln!(out, "{}/{}", file.skill, printable(&file.path))?;
             continue;
         }
         let mut previous: Option<u64> = None;
@@ -1070,7 +1077,12 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "{}/{}{separator}{}{separator}{}",
-                file.skill, file.path, line.line, line.text
+                file.skill,
+                // A control character in a file name must not reach the
+                // terminal or split the line.
+                printable(&file.path),
+                line.line,
+                line.text
             )?;
             previous = Some(line.line);
         }

@@ -10,8 +10,8 @@
 use super::commands::{diagnostic_line, plural, stdout, write_json, Counts};
 use super::style::Style;
 use super::{build, builder, Cli, LintArgs, LintFormat, SeverityArg};
-use crate::model::{Code, Diagnostic, Profile, Severity};
-use crate::rules::thousands;
+use skilldex::model::{Code, Diagnostic, Profile, Severity};
+use skilldex::rules::thousands;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;

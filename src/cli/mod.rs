@@ -23,10 +23,10 @@ mod style;
 mod tools;
 mod watch;
 
-use crate::catalog::{Catalog, CatalogBuilder};
-use crate::model::Profile;
-use crate::query::{Format, Mode, PathStyle};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use skilldex::catalog::{Catalog, CatalogBuilder};
+use skilldex::model::Profile;
+use skilldex::query::{Format, Mode, PathStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -92,11 +92,6 @@ enum Command {
     /// Show everything about one skill: metadata, outline, files.
     Show(ShowArgs),
     /// Read a skill's body, one section, a range of lines, or one of its files.
-    ///
-    /// On catalogs of 500 skills or more, reads by name keep a name index in
-    /// ~/.cache/skilldex (SKILLDEX_CACHE_DIR; `off` turns it off): while
-    /// nothing that could change the answer changed (checked with a `stat`
-    /// of each such folder and skill file), a read opens only the one skill.
     Read(ReadArgs),
     /// Search every file of every skill for a pattern (a regex by default).
     Grep(GrepArgs),
@@ -240,9 +235,9 @@ struct ReadArgs {
     section: Option<String>,
     /// Only these lines of the file: `A:B`, `A:` or `:B` (1-based, inclusive).
     #[arg(long, value_name = "A:B")]
-    lines: Option<crate::query::LineRange>,
+    lines: Option<skilldex::query::LineRange>,
     /// Cut the answer at about this many tokens (at a line boundary).
-    #[arg(long, value_name = "N", default_value_t = crate::query::read::DEFAULT_MAX_TOKENS)]
+    #[arg(long, value_name = "N", default_value_t = skilldex::query::read::DEFAULT_MAX_TOKENS)]
     max_tokens: usize,
     /// Print JSON.
     #[arg(long)]
@@ -329,16 +324,16 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 /// The configuration files and `SKILLDEX_*` variables, merged.
-fn settings(global: &GlobalArgs) -> anyhow::Result<crate::config::Settings> {
-    let sources = crate::config::Sources::from_environment(global.config.clone());
-    Ok(crate::config::load(&sources)?)
+fn settings(global: &GlobalArgs) -> anyhow::Result<skilldex::config::Settings> {
+    let sources = skilldex::config::Sources::from_environment(global.config.clone());
+    Ok(skilldex::config::load(&sources)?)
 }
 
 /// Where a root came from, so that a message about it can say what to fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RootOrigin {
     Flag,
-    Config(crate::config::Origin),
+    Config(skilldex::config::Origin),
     Default,
 }
 
@@ -347,7 +342,7 @@ enum RootOrigin {
 /// exist.
 fn resolve_roots(
     global: &GlobalArgs,
-    settings: &crate::config::Settings,
+    settings: &skilldex::config::Settings,
 ) -> anyhow::Result<Vec<(PathBuf, RootOrigin)>> {
     if !global.roots.is_empty() {
         return Ok(global
@@ -424,152 +419,21 @@ fn build(global: &GlobalArgs, builder: &CatalogBuilder) -> anyhow::Result<Catalo
     Ok(catalog)
 }
 
-/// Where `read NAME` keeps its name index: `SKILLDEX_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/skilldex`, else `~/.cache/skilldex`; none when the
-/// variable is `off` (or `none`, `false`, `no`, `0`), or when the folder
-/// would sit inside a root (writing the index would change what it
-/// stamps; through a symlink, the index itself notices).
-fn name_cache(builder: &CatalogBuilder) -> Option<crate::catalog::name_index::NameCache> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    let dir = match var("SKILLDEX_CACHE_DIR") {
-        Some(dir)
-            if ["off", "none", "false", "0", "no"]
-                .iter()
-                .any(|off| dir.eq_ignore_ascii_case(off)) =>
-        {
-            return None
-        }
-        Some(dir) => PathBuf::from(dir),
-        None => match var("XDG_CACHE_HOME").map(PathBuf::from) {
-            Some(dir) if dir.is_absolute() => dir.join("skilldex"),
-            _ => {
-                let home = PathBuf::from(var("HOME")?);
-                // A relative HOME would put the cache under the current
-                // folder.
-                if !home.is_absolute() {
-                    return None;
-                }
-                home.join(".cache/skilldex")
-            }
-        },
-    };
-    let dir = std::path::absolute(&dir).ok()?;
-    let inside = |root: &PathBuf| {
-        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
-        let mut dir = dir.as_path();
-        // The folder may not exist yet: its nearest existing parent decides.
-        loop {
-            if let Ok(real) = dir.canonicalize() {
-                return real.starts_with(&root);
-            }
-            match dir.parent() {
-                Some(parent) => dir = parent,
-                None => return false,
-            }
-        }
-    };
-    if builder.roots().iter().any(inside) {
-        return None;
-    }
-    Some(crate::catalog::name_index::NameCache::new(dir))
-}
-
-/// Where reads by name keep the name index for `builder`, or why they
-/// use none.
-fn name_index(
-    global: &GlobalArgs,
-    builder: &CatalogBuilder,
-) -> Result<crate::catalog::name_index::NameCache, &'static str> {
-    // Names in the configuration are checked against the whole catalog (a
-    // warning for those that match no skill).
-    let configured = settings(global)
-        .map(|s| !s.unknown_names(|_| false).is_empty())
-        .unwrap_or(true);
-    match name_cache(builder) {
-        None => Err("no cache folder (SKILLDEX_CACHE_DIR is off, HOME is unset, or the folder is inside a root)"),
-        Some(_) if configured => Err("the configuration names skills (enabled or disabled), which only the whole catalog can check"),
-        Some(cache) => Ok(cache),
-    }
-}
-
-/// The catalog to read the name `target` from. When the name index is
-/// current and knows the name, that is a catalog of the one skill (a few
-/// milliseconds, however large the catalog); otherwise the whole catalog,
-/// and the index is written again.
-fn name_catalog(
-    global: &GlobalArgs,
-    builder: &CatalogBuilder,
-    target: &str,
-) -> anyhow::Result<Catalog> {
-    use crate::catalog::name_index::Miss;
-    let verbose = global.verbose && !global.quiet;
-    let cache = match name_index(global, builder) {
-        Ok(cache) => cache,
-        Err(why) => {
-            if verbose {
-                say!("skilldex: name index not used: {why}");
-            }
-            return build(global, builder);
-        }
-    };
-    let started = std::time::Instant::now();
-    let lookup = cache.lookup(builder, target);
-    match lookup.result {
-        Ok(catalog) => {
-            if verbose && lookup.vouched {
-                let skill = catalog.skills().first().map_or("", |s| s.id.as_str());
-                say!(
-                    "skilldex: name index: current, as a running `skilldex watch` vouches ({} paths watched), skill {} read from its file ({:.1} ms)",
-                    lookup.of,
-                    crate::model::printable(skill),
-                    started.elapsed().as_secs_f64() * 1000.0
-                );
-            } else if verbose {
-                let others = if lookup.checked < lookup.of {
-                    format!(" (of {}; the others cannot change this answer)", lookup.of)
-                } else {
-                    String::new()
-                };
-                let skill = catalog.skills().first().map_or("", |s| s.id.as_str());
-                say!(
-                    "skilldex: name index: {} paths unchanged{others}, skill {} read from its file ({:.1} ms)",
-                    lookup.checked,
-                    crate::model::printable(skill),
-                    started.elapsed().as_secs_f64() * 1000.0
-                );
-            }
-            return Ok(catalog);
-        }
-        Err(miss) => {
-            if verbose {
-                say!("skilldex: name index not used: {miss}");
-            }
-            // Misses that say nothing about the index being out of date
-            // are answered by the whole catalog, and the index is kept.
-            if matches!(miss, Miss::NotIndexed | Miss::NotApplicable | Miss::Nested) {
-                return build(global, builder);
-            }
-        }
-    }
-    let saved = cache
-        .build(builder)
-        .map_err(|error| explain_root_error(global, error))?;
-    warn_unknown_names(global, &saved.catalog);
-    if verbose {
-        match saved.index {
-            Ok(names) => say!("skilldex: name index written ({names} names)"),
-            Err(why) => say!("skilldex: name index not written: {why}"),
-        }
-    }
-    Ok(saved.catalog)
-}
-
 /// A missing root or a file given as a root, with what to fix: the flag,
 /// the variable, or the entry of the configuration file.
-fn explain_root_error(global: &GlobalArgs, error: crate::CatalogError) -> anyhow::Error {
-    use crate::config::Origin;
-    use crate::CatalogError;
+fn explain_root_error(global: &GlobalArgs, error: skilldex::CatalogError) -> anyhow::Error {
+    use skilldex::config::Origin;
+    use skilldex::CatalogError;
     let (root, problem) = match &error {
+        // A link to nothing (or to itself) exists, but leads nowhere.
+        CatalogError::RootNotFound(root)
+            if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) =>
+        {
+            (
+                root,
+                "is a symlink that leads nowhere (its target is missing, or it loops back to itself)",
+            )
+        }
         CatalogError::RootNotFound(root) => (root, "does not exist"),
         CatalogError::RootNotADirectory(root) => (root, "is not a folder"),
     };

@@ -4,10 +4,10 @@
 use super::commands::{report_diagnostics, stdout, write_json};
 use super::style::{fit_width, Style};
 use super::{build, builder, Cli, PathsArg};
-use crate::model::Profile;
-use crate::query::PathStyle;
-use crate::search::{self, SearchOptions};
 use clap::{Args, ValueEnum};
+use skilldex::model::Profile;
+use skilldex::query::PathStyle;
+use skilldex::search::{self, SearchOptions};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -99,7 +99,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                         fit_width(&skill.description, columns.saturating_sub(4))
                     )?;
                     if let Some(path) =
-                        crate::query::render::display_path(&skill.path, paths, &base)
+                        skilldex::query::render::display_path(&skill.path, paths, &base)
                     {
                         writeln!(out, "    {}", style.dim(&path))?;
                     }

@@ -24,12 +24,12 @@ pub(super) struct ServeArgs {
 
 #[cfg(feature = "mcp")]
 pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    use crate::mcp;
+    use skilldex::mcp;
     use std::sync::Arc;
     let settings = super::settings(&cli.global)?;
     // Load the tokenizer (for the instructions' budget) while scanning.
-    crate::tokens::warm_up();
-    let builder = super::builder(&cli.global, crate::model::Profile::Spec)?;
+    skilldex::tokens::warm_up();
+    let builder = super::builder(&cli.global, skilldex::model::Profile::Spec)?;
     let quiet = cli.global.quiet;
     let log: mcp::Log = Arc::new(move |message: &str| {
         if !quiet {
@@ -45,7 +45,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
         .filter(|r| !r.exists())
         .collect();
     for root in builder.roots().iter().filter(|r| r.exists()) {
-        crate::catalog::check_root(root)
+        skilldex::catalog::check_root(root)
             .map_err(|error| super::explain_root_error(&cli.global, error))?;
     }
     let first = if args.no_watch || missing.is_empty() {
@@ -57,7 +57,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
                 root.display()
             ));
         }
-        let catalog = builder.build_retained().0;
+        let catalog = builder.build_allowing_missing();
         super::warn_unknown_names(&cli.global, &catalog);
         Arc::new(catalog)
     };
@@ -65,9 +65,9 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     let (snapshots, changes): (Arc<dyn mcp::Snapshots>, _) = if args.no_watch {
         (Arc::new(mcp::Fixed(first)), None)
     } else {
-        let options = crate::live::WatchOptions {
+        let options = skilldex::live::WatchOptions {
             poll: args.poll,
-            ..crate::live::WatchOptions::default()
+            ..skilldex::live::WatchOptions::default()
         };
         let (sender, receiver) = std::sync::mpsc::channel();
         let handover = mcp::Handover::new(first);

@@ -27,10 +27,10 @@ enum ToolsFormat {
 }
 
 pub(super) fn tools_command(_cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
-    let definitions = crate::tools::definitions();
+    let definitions = skilldex::tools::definitions();
     let value = match args.format {
-        ToolsFormat::Mcp => crate::tools::mcp_json(&definitions),
-        ToolsFormat::Openai => crate::tools::openai_json(&definitions),
+        ToolsFormat::Mcp => skilldex::tools::mcp_json(&definitions),
+        ToolsFormat::Openai => skilldex::tools::openai_json(&definitions),
     };
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &value)?;

@@ -15,14 +15,13 @@ use super::commands::{
 };
 use super::style::Style;
 use super::{build, builder, Cli, PathsArg, RenderArgs};
-use crate::catalog::name_index::{ReadService, ServiceNote};
-use crate::live::{Change, LiveCatalog, LiveError, WatchOptions};
-use crate::model::{Profile, Severity};
-use crate::query::{self, DirectorySession, Format, RenderOptions, ShownState};
-use crate::rules::thousands;
-use crate::tokens;
 use anyhow::Context as _;
 use clap::Args;
+use skilldex::live::{Change, LiveCatalog, LiveError, WatchOptions};
+use skilldex::model::{Profile, Severity};
+use skilldex::query::{self, DirectorySession, Format, RenderOptions, ShownState};
+use skilldex::rules::thousands;
+use skilldex::tokens;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -44,7 +43,7 @@ pub(super) struct WatchArgs {
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     poll_interval: u64,
     /// Milliseconds of quiet after a change before the catalog is rebuilt.
-    #[arg(long, value_name = "MS", default_value_t = crate::live::DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, value_name = "MS", default_value_t = skilldex::live::DEFAULT_DEBOUNCE_MS)]
     debounce: u64,
     /// How skill paths are shown in the directory.
     #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
@@ -69,7 +68,7 @@ struct RevisionLine<'a> {
     added: &'a [String],
     changed: &'a [String],
     removed: &'a [String],
-    diagnostics: &'a [crate::model::Diagnostic],
+    diagnostics: &'a [skilldex::model::Diagnostic],
     /// Skills kept at their last good version.
     stale: &'a [String],
 }
@@ -100,7 +99,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         poll_interval: Duration::from_millis(args.poll_interval.max(10)),
         ..WatchOptions::default()
     };
-    let for_service = builder.clone();
     let live = LiveCatalog::start(builder, options)?;
     super::warn_unknown_names(&cli.global, &live.snapshot());
     let (wake, wakes) = mpsc::channel();
@@ -111,8 +109,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         })
         .context("installing the Ctrl-C handler")?;
     }
-    // Once Ctrl-C is handled: stopping removes the socket.
-    let service = read_service(cli, &for_service);
     let changes = live.subscribe();
     let problems = live.problems();
     {
@@ -146,9 +142,6 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
                 // Later changes may be queued already: show the snapshot they
                 // lead to once, with each change's own list.
                 view.change(&live, &change)?;
-                if let Some(service) = &service {
-                    service.poke();
-                }
             }
             Ok(Wake::Problem(problem)) => {
                 say!("skilldex: warning: {problem}");
@@ -157,51 +150,10 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         }
     }
     live.stop();
-    drop(service);
     if !quiet && !args.json {
         say!("skilldex: stopped watching");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The service that vouches for the name index while `watch` runs, so
-/// that `read NAME` in other processes need not check it (see
-/// `catalog::name_index`); none when reads by name keep no index. What it
-/// says is shown with `-v`; a watch limit to raise, unless `-q`.
-fn read_service(cli: &Cli, builder: &crate::CatalogBuilder) -> Option<ReadService> {
-    let (verbose, quiet) = (cli.global.verbose && !cli.global.quiet, cli.global.quiet);
-    let cache = match super::name_index(&cli.global, builder) {
-        Ok(cache) => cache,
-        Err(why) => {
-            if verbose {
-                say!("skilldex: reads by name will not ask this watch: {why}");
-            }
-            return None;
-        }
-    };
-    let notes = move |note: ServiceNote| {
-        let limit = matches!(&note, ServiceNote::Limit(_));
-        if verbose || (limit && !quiet) {
-            say!("skilldex: {note}");
-        }
-    };
-    match ReadService::start(cache, builder.clone(), notes) {
-        Ok(service) => {
-            if verbose {
-                say!(
-                    "skilldex: reads by name ask this watch at {}",
-                    service.socket().display()
-                );
-            }
-            Some(service)
-        }
-        Err(why) => {
-            if verbose {
-                say!("skilldex: reads by name will not ask this watch: {why}");
-            }
-            None
-        }
-    }
 }
 
 /// What `watch` shows.
@@ -406,7 +358,7 @@ fn summary(change: &Change) -> String {
     parts.join(", ")
 }
 
-fn problems_summary(catalog: &crate::Catalog) -> String {
+fn problems_summary(catalog: &skilldex::Catalog) -> String {
     let errors = catalog
         .diagnostics()
         .iter()
@@ -439,8 +391,12 @@ pub(super) fn render_since(
     args: &RenderArgs,
     previous: &Path,
 ) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(previous)
+    // Never a pipe (it would wait for a writer), never more than a
+    // snapshot can hold.
+    let bytes = skilldex::query::contain::read_regular(previous, 256 * 1024 * 1024)
         .with_context(|| format!("reading {}", previous.display()))?;
+    let text =
+        String::from_utf8(bytes).with_context(|| format!("reading {}", previous.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not JSON", previous.display()))?;
     let shown =

@@ -57,6 +57,10 @@ struct RootWatch {
     /// With symlinks resolved, to match symlink targets.
     canonical: Option<PathBuf>,
     watching: Watching,
+    /// The root's parent folder, watched (not recursively) beside the
+    /// root: a root that is a symlink retargeted (`ln -sfn v2 current`),
+    /// or a folder swapped for a link, changes only there.
+    parent: Option<PathBuf>,
     /// An event touched the root or a folder above it.
     check: bool,
     /// The root folder itself was removed or renamed: watch it again.
@@ -109,6 +113,7 @@ impl Watcher {
                 canonical: root.canonicalize().ok(),
                 absolute,
                 watching: Watching::Nothing,
+                parent: None,
                 check: false,
                 rewatch: false,
             });
@@ -130,6 +135,14 @@ impl Watcher {
                 .watch(&absolute, RecursiveMode::Recursive)
                 .map_err(|e| watch_error(&absolute, e))?;
             self.roots[index].watching = Watching::Root;
+            if let Some(parent) = absolute.parent().filter(|p| p.is_dir()) {
+                let parent = parent.to_path_buf();
+                if !self.folder_in_use(&parent, index) {
+                    // Best effort: without it only a retarget goes unseen.
+                    let _ = self.inner.watch(&parent, RecursiveMode::NonRecursive);
+                }
+                self.roots[index].parent = Some(parent);
+            }
             return Ok(());
         }
         let mut ancestor = absolute.parent();
@@ -155,6 +168,17 @@ impl Watcher {
         Ok(())
     }
 
+    /// Whether `folder` is already watched for another root: as its
+    /// parent, as the ancestor it waits in, or inside a root watched whole.
+    fn folder_in_use(&self, folder: &Path, except: usize) -> bool {
+        self.ancestor_in_use(folder, except)
+            || self.roots.iter().enumerate().any(|(other, r)| {
+                other != except
+                    && (r.parent.as_deref() == Some(folder)
+                        || r.watching == Watching::Root && folder.starts_with(&r.absolute))
+            })
+    }
+
     fn ancestor_in_use(&self, ancestor: &Path, except: usize) -> bool {
         self.roots.iter().enumerate().any(|(other, r)| {
             other != except && matches!(&r.watching, Watching::Ancestor(a) if a == ancestor)
@@ -164,6 +188,11 @@ impl Watcher {
     /// Stop the watch of root `index` (errors ignored: a removed folder's
     /// watch is already gone).
     fn release(&mut self, index: usize) {
+        if let Some(parent) = self.roots[index].parent.take() {
+            if !self.folder_in_use(&parent, index) {
+                let _ = self.inner.unwatch(&parent);
+            }
+        }
         match std::mem::replace(&mut self.roots[index].watching, Watching::Nothing) {
             Watching::Root => {
                 let _ = self.inner.unwatch(&self.roots[index].absolute);
@@ -173,7 +202,7 @@ impl Watcher {
                     .roots
                     .iter()
                     .any(|r| r.watching == Watching::Root && ancestor.starts_with(&r.absolute));
-                if !inside_root && !self.ancestor_in_use(&ancestor, index) {
+                if !inside_root && !self.folder_in_use(&ancestor, index) {
                     let _ = self.inner.unwatch(&ancestor);
                 }
             }
@@ -337,7 +366,10 @@ impl Watcher {
             }
             let rewatch = std::mem::take(&mut root.rewatch);
             let settled = match &root.watching {
-                Watching::Root => exists && !rewatch,
+                // A symlinked root that now leads elsewhere is watched anew.
+                Watching::Root => {
+                    exists && !rewatch && root.canonical == root.absolute.canonicalize().ok()
+                }
                 Watching::Ancestor(ancestor) => {
                     !exists && nearest_existing(&root.absolute).as_deref() == Some(ancestor)
                 }

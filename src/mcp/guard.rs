@@ -167,6 +167,33 @@ async fn read_line<R: AsyncRead + Unpin>(
     }
 }
 
+/// A key the top-level object of `text` (valid JSON) gives twice.
+fn repeated_key(text: &[u8]) -> Option<String> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            let mut repeated = None;
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<IgnoredAny>()?;
+                if !seen.insert(key.clone()) && repeated.is_none() {
+                    repeated = Some(key);
+                }
+            }
+            Ok(repeated)
+        }
+    }
+    serde_json::Deserializer::from_slice(text)
+        .deserialize_map(Keys)
+        .ok()
+        .flatten()
+}
+
 enum Check {
     Pass,
     Skip,
@@ -202,6 +229,15 @@ fn check(line: &[u8], started: &mut bool) -> Check {
         };
         return Check::Answer(error(Value::Null, -32600, what));
     };
+    if let Some(key) = repeated_key(text) {
+        // JSON parsers keep one of the two silently; which one the sender
+        // meant is unknown, so neither is used.
+        return Check::Answer(error(
+            Value::Null,
+            -32600,
+            &format!("invalid request: the key `{key}` is given twice — send each key once"),
+        ));
+    }
     let id = message.get("id").cloned();
     let method = message.get("method");
     let is_response = message.contains_key("result") || message.contains_key("error");
@@ -243,6 +279,23 @@ fn check(line: &[u8], started: &mut bool) -> Check {
                     Value::Null,
                     -32600,
                     "invalid request: `id` must be a string or an integer",
+                ));
+            }
+            let session_meta = message
+                .get("params")
+                .and_then(|p| p.get("_meta"))
+                .is_some_and(Value::is_object);
+            if method == "initialize"
+                && !session_meta
+                && !message
+                    .get("params")
+                    .and_then(|p| p.get("protocolVersion"))
+                    .is_some_and(Value::is_string)
+            {
+                return Check::Answer(error(
+                    id,
+                    -32602,
+                    "invalid params: initialize needs `protocolVersion`, the MCP version the client speaks (such as \"2025-06-18\")",
                 ));
             }
             match message.get("params") {

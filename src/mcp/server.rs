@@ -563,9 +563,17 @@ impl ServerHandler for SkilldexServer {
         let name = request.name.to_string();
         let answer = match name.as_str() {
             tools::READ_SKILL => {
-                let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
-                let locate = |uri: &str| view.index.locate(uri);
-                tools::read_skill(&view.catalog, &checked, &locate).map_err(Self::invalid)?
+                // A read opens files: off the protocol thread, so a slow
+                // disk or a hostile file never holds up other requests.
+                let view = Arc::clone(&view);
+                let task = tokio::task::spawn_blocking(move || {
+                    let checked = Arguments::new(tools::READ_SKILL, &arguments)?;
+                    let locate = |uri: &str| view.index.locate(uri);
+                    tools::read_skill(&view.catalog, &checked, &locate)
+                });
+                task.await
+                    .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
+                    .map_err(Self::invalid)?
             }
             tools::GREP_SKILLS => {
                 // Grep may read every file: keep it off the protocol thread.
@@ -662,49 +670,59 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let view = self.view();
-        let uri = request.uri.as_str();
-        if uri == DIRECTORY_URI {
-            let text = view.directory.get_or_init(|| {
-                query::render_directory(
-                    &view.catalog,
-                    &RenderOptions {
-                        format: Format::Markdown,
-                        paths: PathStyle::None,
-                        mode: Mode::Directory,
-                        budget: None,
-                        base: std::path::PathBuf::from("/"),
-                        reach: Reach::Mcp,
-                        counts_only: true,
-                    },
+        skills::check_length(&request.uri)
+            .map_err(|why| McpError::resource_not_found(why, None))?;
+        // Files are read off the protocol thread: other requests (a ping)
+        // are answered meanwhile.
+        let task = tokio::task::spawn_blocking(move || {
+            let uri = request.uri.as_str();
+            if uri == DIRECTORY_URI {
+                let text = view.directory.get_or_init(|| {
+                    query::render_directory(
+                        &view.catalog,
+                        &RenderOptions {
+                            format: Format::Markdown,
+                            paths: PathStyle::None,
+                            mode: Mode::Directory,
+                            budget: None,
+                            base: std::path::PathBuf::from("/"),
+                            reach: Reach::Mcp,
+                            counts_only: true,
+                        },
+                    )
+                    .text
+                });
+                return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    text.clone(),
+                    uri,
                 )
-                .text
-            });
-            return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(text.clone(), uri).with_mime_type("text/markdown")
-            ])
-            .into());
-        }
-        let not_found = |why: String| McpError::resource_not_found(why, None);
-        if let Err(meant) = skills::check_canonical(uri) {
-            // A folder's URI is meant for its SKILL.md when it is a skill's.
-            let meant = meant.map(|m| match view.index.locate(&m) {
-                Some((_, relative)) if relative.is_empty() => format!("{m}/SKILL.md"),
-                _ => m,
-            });
-            return Err(not_found(not_canonical(uri, meant.as_deref(), "read")));
-        }
-        let Some((index, relative)) = view.index.locate(uri) else {
-            let hint = if uri.ends_with("/SKILL.md") {
-                uri_hint(&view.index, uri)
-            } else {
-                String::new()
+                .with_mime_type("text/markdown")])
+                .into());
+            }
+            let not_found = |why: String| McpError::resource_not_found(why, None);
+            if let Err(meant) = skills::check_canonical(uri) {
+                // A folder's URI is meant for its SKILL.md when it is a skill's.
+                let meant = meant.map(|m| match view.index.locate(&m) {
+                    Some((_, relative)) if relative.is_empty() => format!("{m}/SKILL.md"),
+                    _ => m,
+                });
+                return Err(not_found(not_canonical(uri, meant.as_deref(), "read")));
+            }
+            let Some((index, relative)) = view.index.locate(uri) else {
+                let hint = if uri.ends_with("/SKILL.md") {
+                    uri_hint(&view.index, uri)
+                } else {
+                    String::new()
+                };
+                return Err(not_found(format!("no resource at {uri}{hint}")));
             };
-            return Err(not_found(format!("no resource at {uri}{hint}")));
-        };
-        let skill = &view.catalog.skills()[index];
-        let contents =
-            skills::read_file(&view.catalog, skill, &relative, uri).map_err(not_found)?;
-        Ok(ReadResourceResult::new(vec![contents]).into())
+            let skill = &view.catalog.skills()[index];
+            let contents =
+                skills::read_file(&view.catalog, skill, &relative, uri).map_err(not_found)?;
+            Ok(ReadResourceResult::new(vec![contents]).into())
+        });
+        task.await
+            .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
     }
 
     async fn list_skills(
@@ -752,26 +770,31 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
         let view = self.view();
-        let uri = request.uri.as_str();
-        if let Err(meant) = skills::check_canonical(uri) {
-            return Err(McpError::invalid_params(
-                not_canonical(uri, meant.as_deref(), "get"),
-                None,
-            ));
-        }
-        let unknown = || {
-            McpError::invalid_params(
-                format!("No skill is served at {uri}{}", uri_hint(&view.index, uri)),
-                None,
-            )
-        };
-        let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
-        let index = view.index.by_root(root).ok_or_else(unknown)?;
-        let skill = &view.catalog.skills()[index];
-        let entry = skills::entry(&view.catalog, skill).map_err(|reason| {
-            McpError::invalid_params(format!("{uri} is not served: {reason}"), None)
-        })?;
-        Ok(GetSkillResult::new(entry))
+        skills::check_length(&request.uri).map_err(|why| McpError::invalid_params(why, None))?;
+        let task = tokio::task::spawn_blocking(move || {
+            let uri = request.uri.as_str();
+            if let Err(meant) = skills::check_canonical(uri) {
+                return Err(McpError::invalid_params(
+                    not_canonical(uri, meant.as_deref(), "get"),
+                    None,
+                ));
+            }
+            let unknown = || {
+                McpError::invalid_params(
+                    format!("No skill is served at {uri}{}", uri_hint(&view.index, uri)),
+                    None,
+                )
+            };
+            let root = uri.strip_suffix("/SKILL.md").ok_or_else(unknown)?;
+            let index = view.index.by_root(root).ok_or_else(unknown)?;
+            let skill = &view.catalog.skills()[index];
+            let entry = skills::entry(&view.catalog, skill).map_err(|reason| {
+                McpError::invalid_params(format!("{uri} is not served: {reason}"), None)
+            })?;
+            Ok(GetSkillResult::new(entry))
+        });
+        task.await
+            .map_err(|e| McpError::internal_error(format!("get failed: {e}"), None))?
     }
 
     async fn read_resource_directory(
@@ -780,18 +803,23 @@ impl ServerHandler for SkilldexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         let view = self.view();
-        let uri = request.uri.as_str();
-        let not_directory = |why: String| McpError::invalid_params(why, None);
-        if let Err(meant) = skills::check_canonical(uri) {
-            return Err(not_directory(not_canonical(uri, meant.as_deref(), "list")));
-        }
-        let Some((index, relative)) = view.index.locate(uri) else {
-            return Err(not_directory(format!("{uri} is not a directory resource")));
-        };
-        let skill = &view.catalog.skills()[index];
-        let children =
-            skills::read_directory(&view.catalog, skill, &relative, uri).map_err(not_directory)?;
-        Ok(ListResourcesResult::with_all_items(children))
+        skills::check_length(&request.uri).map_err(|why| McpError::invalid_params(why, None))?;
+        let task = tokio::task::spawn_blocking(move || {
+            let uri = request.uri.as_str();
+            let not_directory = |why: String| McpError::invalid_params(why, None);
+            if let Err(meant) = skills::check_canonical(uri) {
+                return Err(not_directory(not_canonical(uri, meant.as_deref(), "list")));
+            }
+            let Some((index, relative)) = view.index.locate(uri) else {
+                return Err(not_directory(format!("{uri} is not a directory resource")));
+            };
+            let skill = &view.catalog.skills()[index];
+            let children = skills::read_directory(&view.catalog, skill, &relative, uri)
+                .map_err(not_directory)?;
+            Ok(ListResourcesResult::with_all_items(children))
+        });
+        task.await
+            .map_err(|e| McpError::internal_error(format!("list failed: {e}"), None))?
     }
 
     async fn list_prompts(

@@ -16,6 +16,7 @@
 
 use crate::catalog::Catalog;
 use crate::model::Skill;
+use crate::query::contain::{EntryType, Folder, OpenedKind, Refusal};
 use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
 use rmcp::model::{
@@ -23,7 +24,7 @@ use rmcp::model::{
     SkillResources, DIRECTORY_MIME_TYPE,
 };
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The extension's limits on one skill.
 pub const MAX_FILES: usize = 512;
@@ -166,7 +167,17 @@ impl SkillIndex {
     /// files). The path is percent-decoded; empty for the root itself.
     pub fn locate(&self, uri: &str) -> Option<(usize, String)> {
         let trimmed = uri.trim_end_matches('/');
+        // No root is longer than the longest: prefixes start there, so a
+        // URI of a million segments costs one pass, not one per segment.
+        let longest = self.entries.iter().map(|(r, _)| r.len()).max()?;
         let mut end = trimmed.len();
+        if end > longest {
+            let mut cut = longest + 1;
+            while !trimmed.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            end = trimmed[..cut].rfind('/')?;
+        }
         loop {
             let prefix = &trimmed[..end];
             if let Some(skill) = self.by_root(prefix) {
@@ -179,6 +190,24 @@ impl SkillIndex {
             }
         }
     }
+}
+
+/// The longest URI read: a path the system can open (4,096 bytes), each
+/// byte percent-encoded, and the scheme and namespace around it.
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+
+/// Refuse a URI longer than `MAX_URI_BYTES` before anything else looks
+/// at it; the message quotes its start only.
+pub fn check_length(uri: &str) -> Result<(), String> {
+    if uri.len() <= MAX_URI_BYTES {
+        return Ok(());
+    }
+    let shown: String = uri.chars().take(80).collect();
+    Err(format!(
+        "the URI {shown}… is {} bytes; the longest this server reads is {} — use a URI from skills/list or resources/list",
+        crate::rules::thousands(uri.len()),
+        crate::rules::thousands(MAX_URI_BYTES)
+    ))
 }
 
 /// Check that `uri` is spelled the one way this server spells its URIs:
@@ -361,77 +390,157 @@ fn in_disabled_skill(inside: &DisabledInside, path: &Path) -> bool {
     inside.owner_of_path(path).is_some()
 }
 
+/// What one entry of a skill folder is when served.
+enum Served {
+    /// A file of this many bytes.
+    File(u64),
+    Folder,
+}
+
+/// Whether the entry `relative` of `skill`'s folder (listed as `kind` in
+/// a folder whose ignore rules are `rules`) is served, and as what. A
+/// symlink is judged by where it really is: served only when its target
+/// is inside the skill, outside the disabled skills nested in it, and not
+/// left out by a skipped folder or the ignore rules there; a pipe or
+/// device never is.
+fn served(
+    folder: &Folder,
+    catalog: &Catalog,
+    skill: &Skill,
+    disabled: &DisabledInside,
+    rules: &crate::scan::FolderRules,
+    relative: &str,
+    kind: EntryType,
+) -> Option<Served> {
+    let dir = skill.dir();
+    let path = dir.join(relative);
+    let name = relative.rsplit('/').next().unwrap_or(relative);
+    match kind {
+        EntryType::Other => None,
+        EntryType::Folder => {
+            let skipped = crate::scan::SKIPPED_DIRS.contains(&name);
+            (!skipped && !rules.ignores(&path, true) && !in_disabled_skill(disabled, &path))
+                .then_some(Served::Folder)
+        }
+        EntryType::File => {
+            // Sized from the open file: a file swapped for a link since
+            // the listing is judged as the link.
+            let opened = folder.open_path(relative).ok()?;
+            (opened.real == relative && !rules.ignores(&path, false))
+                .then_some(Served::File(opened.len))
+                .filter(|_| opened.kind == OpenedKind::File)
+        }
+        EntryType::Symlink => {
+            if rules.ignores(&path, false) {
+                return None;
+            }
+            let opened = folder.open_path(relative).ok()?;
+            let real = dir.join(&opened.real);
+            if crate::query::files::left_out(catalog.root_of(skill), skill, &real).is_some()
+                || disabled.owner_of(&opened.real_path(folder)).is_some()
+            {
+                return None;
+            }
+            Some(match opened.kind {
+                OpenedKind::File => Served::File(opened.len),
+                OpenedKind::Folder => Served::Folder,
+            })
+        }
+    }
+}
+
+/// `parent/name`, or `name` at the top.
+fn child(parent: &str, name: &std::ffi::OsStr) -> Option<String> {
+    // A name that is not UTF-8 has no URI that reads it back: not served.
+    let name = name.to_str()?;
+    Some(if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}/{name}")
+    })
+}
+
 /// Every file of a skill folder (nested skills' files included), as
-/// (path inside the folder, absolute path), sorted; `Err` when a limit cuts.
+/// (path inside the folder, size), sorted; `Err` when a limit cuts. Folders
+/// are listed from the open folder (`query::contain`), never by a name a
+/// symlink could have replaced; symlinked folders are not entered.
 fn manifest_files(
     rules_cache: &mut RulesCache,
     catalog: &Catalog,
     skill: &Skill,
-) -> Result<Vec<(String, PathBuf, u64)>, String> {
+) -> Result<Vec<(String, u64)>, String> {
     let root = catalog.root_of(skill);
     let dir = skill.dir();
-    let real_dir = dir
-        .canonicalize()
-        .map_err(|e| format!("its folder cannot be read ({e})"))?;
+    let folder = Folder::open(dir).map_err(|e| format!("its folder cannot be read ({e})"))?;
     let mut files = Vec::new();
     let mut total = 0u64;
     let disabled = DisabledInside::new(catalog, skill);
     // Files the tree's ignore rules leave out of the catalog are not served.
     let above = rules_cache.rules_above(root, dir);
-    let mut stack = vec![(dir.to_path_buf(), above)];
-    while let Some((folder, above)) = stack.pop() {
-        let entries: Vec<_> = std::fs::read_dir(&folder)
-            .map_err(|e| format!("{} cannot be read ({e})", folder.display()))?
-            .flatten()
-            .collect();
-        let has = |name: &str| entries.iter().any(|e| e.file_name() == name);
-        let rules = above.enter(&folder, has(".ignore"), has(".gitignore"));
-        for entry in entries {
-            let path = entry.path();
-            let name = entry.file_name();
-            let Ok(metadata) = std::fs::metadata(&path) else {
-                continue; // Dangling link: nothing to serve.
-            };
-            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-            if rules.ignores(&path, metadata.is_dir() && !is_link) {
+    let mut stack = vec![(String::new(), above)];
+    while let Some((relative, above)) = stack.pop() {
+        let shown = if relative.is_empty() {
+            "."
+        } else {
+            relative.as_str()
+        };
+        let opened = folder
+            .open_path(&relative)
+            .map_err(|e| format!("its folder `{shown}` cannot be read: {e}"))?;
+        if opened.kind != OpenedKind::Folder || opened.real != relative {
+            continue; // Swapped for a file or a link since it was listed.
+        }
+        let entries = crate::query::contain::list(&opened.file)
+            .map_err(|e| format!("its folder `{shown}` cannot be read ({e})"))?;
+        let has = |name: &str| entries.iter().any(|(n, _)| n == name);
+        let rules = above.enter(&dir.join(&relative), has(".ignore"), has(".gitignore"));
+        for (name, kind) in entries {
+            let Some(path) = child(&relative, &name) else {
                 continue;
-            }
-            if is_link {
-                // Served only when it stays inside the skill, and out of
-                // the disabled skills nested in it.
-                match path.canonicalize() {
-                    Ok(real)
-                        if real.starts_with(&real_dir) && disabled.owner_of(&real).is_none() => {}
-                    _ => continue,
-                }
-            }
-            if metadata.is_dir() {
-                let skipped = crate::scan::SKIPPED_DIRS
-                    .iter()
-                    .any(|s| name == std::ffi::OsStr::new(s));
-                // A disabled nested skill is not served through its parent.
-                if !skipped && !is_link && !in_disabled_skill(&disabled, &path) {
-                    stack.push((path, rules.clone()));
-                }
-            } else if metadata.is_file() {
-                let relative = crate::query::files::relative_name(dir, &path);
-                total += metadata.len();
-                files.push((relative, path, metadata.len()));
-                if files.len() > MAX_FILES {
-                    return Err(format!(
-                        "it has more than {MAX_FILES} files, the extension's limit"
-                    ));
-                }
-                if total > MAX_BYTES {
-                    return Err(
-                        "its files add up to more than 16 MiB, the extension's limit".to_string(),
-                    );
+            };
+            match served(&folder, catalog, skill, &disabled, &rules, &path, kind) {
+                None => {}
+                // A linked folder is not entered (its files are reached
+                // by their own paths).
+                Some(Served::Folder) if kind == EntryType::Symlink => {}
+                Some(Served::Folder) => stack.push((path, rules.clone())),
+                Some(Served::File(len)) => {
+                    total += len;
+                    files.push((path, len));
+                    if files.len() > MAX_FILES {
+                        return Err(format!(
+                            "it has more than {MAX_FILES} files, the extension's limit"
+                        ));
+                    }
+                    if total > MAX_BYTES {
+                        return Err(
+                            "its files add up to more than 16 MiB, the extension's limit"
+                                .to_string(),
+                        );
+                    }
                 }
             }
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// The bytes of the regular file `relative` inside `folder`, opened
+/// through the boundary and sized before it is read; `Err` is the rest
+/// of a sentence ("cannot be read: …").
+fn read_served(folder: &Folder, relative: &str) -> Result<Vec<u8>, String> {
+    let opened = folder
+        .open_path(relative)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if opened.kind != OpenedKind::File {
+        return Err("cannot be read: it is a folder".to_string());
+    }
+    if opened.len > MAX_BYTES {
+        return Err("is larger than 16 MiB, the extension's limit".to_string());
+    }
+    crate::query::contain::read_at_most(opened.file, MAX_BYTES)
+        .map_err(|e| format!("cannot be read ({e})"))
 }
 
 /// The wire entry of one skill: front matter as JSON, and the manifest of
@@ -449,7 +558,9 @@ pub(crate) fn entry_with(
 ) -> Result<WireSkill, String> {
     let uri = skill_uri(skill);
     let base = root_uri(skill);
-    let bytes = std::fs::read(&skill.path).map_err(|e| format!("SKILL.md cannot be read ({e})"))?;
+    let folder =
+        Folder::open(skill.dir()).map_err(|e| format!("its folder cannot be read ({e})"))?;
+    let bytes = read_served(&folder, "SKILL.md").map_err(|e| format!("SKILL.md {e}"))?;
     let text =
         std::str::from_utf8(&bytes).map_err(|_| "SKILL.md is not valid UTF-8".to_string())?;
     let mut frontmatter = crate::parse::frontmatter::strict_json(text)?;
@@ -478,15 +589,14 @@ pub(crate) fn entry_with(
         return Err("its file is named skill.md; the extension needs SKILL.md".to_string());
     }
     let mut resources = Vec::with_capacity(files.len());
-    for (relative, path, _) in &files {
+    for (relative, _) in &files {
         let file_uri = format!("{base}/{}", encode_path(relative));
-        let content = if *path == skill.path {
+        let content = if relative == "SKILL.md" {
             bytes.clone()
         } else {
-            match std::fs::read(path) {
-                Ok(content) => content,
-                Err(_) => continue,
-            }
+            // Listed but unreadable: said, not silently left out.
+            read_served(&folder, relative)
+                .map_err(|e| format!("its file `{}` {e}", crate::model::printable(relative)))?
         };
         resources.push(SkillResource::new(
             file_uri,
@@ -507,25 +617,35 @@ pub fn read_file(
     relative: &str,
     uri: &str,
 ) -> Result<ResourceContents, String> {
-    let path = if relative.is_empty() {
+    if relative.is_empty() {
         return Err(format!("{uri} is a directory; read {uri}/SKILL.md"));
-    } else if relative == "SKILL.md" {
-        skill.path.clone()
+    }
+    let file_name = if relative == "SKILL.md" {
+        skill
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     } else {
-        let path = crate::query::read::resolve_file(catalog.root_of(skill), skill, relative)
-            .map_err(|e| e.to_string())?;
-        if in_disabled_skill(&DisabledInside::new(catalog, skill), &path) {
-            return Err(format!(
-                "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
-                skill.id
-            ));
-        }
-        path
+        relative.to_string()
     };
-    let bytes = std::fs::read(&path).map_err(|e| format!("{uri} cannot be read ({e})"))?;
-    if bytes.len() as u64 > MAX_BYTES {
+    let (opened, folder) = crate::query::read::open_file(catalog.root_of(skill), skill, &file_name)
+        .map_err(|e| e.to_string())?;
+    if DisabledInside::new(catalog, skill)
+        .owner_of(&opened.real_path(&folder))
+        .is_some()
+    {
+        return Err(format!(
+            "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
+            skill.id
+        ));
+    }
+    // Sized on the open file, before a byte is read.
+    if opened.len > MAX_BYTES {
         return Err(format!("{uri} is larger than 16 MiB"));
     }
+    let bytes = crate::query::contain::read_at_most(opened.file, MAX_BYTES)
+        .map_err(|e| format!("{uri} cannot be read ({e})"))?;
     let mime = mime_type(relative);
     let binary_type = matches!(
         mime,
@@ -571,54 +691,39 @@ pub fn read_directory(
     let root = catalog.root_of(skill);
     let dir = skill.dir();
     let disabled = DisabledInside::new(catalog, skill);
-    let folder: PathBuf = if relative.is_empty() {
-        dir.to_path_buf()
-    } else {
-        let inside = crate::catalog::resolve_inside(dir, relative)
-            .map_err(|reason| format!("{uri} is not inside the skill: it {reason}"))?;
-        let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
-        match inside.canonicalize() {
-            Ok(real)
-                if real.starts_with(&real_dir)
-                    && real.is_dir()
-                    && !in_disabled_skill(&disabled, &inside) =>
-            {
-                inside
-            }
-            _ => return Err(format!("{uri} is not a directory resource")),
+    let not_directory = || format!("{uri} is not a directory resource");
+    let folder = Folder::open(dir).map_err(|_| not_directory())?;
+    let opened = match folder.open_path(relative) {
+        Ok(opened) => opened,
+        Err(Refusal::Escapes(reason)) => {
+            return Err(format!("{uri} is not inside the skill: {reason}"))
         }
+        Err(_) => return Err(not_directory()),
     };
+    // A folder the catalog leaves out (`.git`, ignored) is not listed: its
+    // files would never be served. Judged where it really is.
+    let real = dir.join(&opened.real);
+    if opened.kind != OpenedKind::Folder
+        || crate::query::files::left_out(root, skill, &dir.join(relative)).is_some()
+        || crate::query::files::left_out(root, skill, &real).is_some()
+        || in_disabled_skill(&disabled, &real)
+    {
+        return Err(not_directory());
+    }
     let base = uri.trim_end_matches('/');
     let mut children: Vec<(String, bool, u64)> = Vec::new();
-    let entries =
-        std::fs::read_dir(&folder).map_err(|_| format!("{uri} is not a directory resource"))?;
+    let entries = crate::query::contain::list(&opened.file).map_err(|_| not_directory())?;
     // What the tree's ignore rules leave out of the catalog is not listed.
-    let rules = RulesCache::default().rules_in(root, &folder);
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
-        let Ok(metadata) = std::fs::metadata(&path) else {
+    let rules = RulesCache::default().rules_in(root, &real);
+    for (name, kind) in entries {
+        let Some(path) = child(&opened.real, &name) else {
             continue;
         };
-        let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-        if rules.ignores(&path, metadata.is_dir() && !is_link)
-            || in_disabled_skill(&disabled, &path)
-        {
-            continue;
-        }
-        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
-            let real_dir = dir.canonicalize().map_err(|e| e.to_string())?;
-            if !path.canonicalize().is_ok_and(|r| r.starts_with(&real_dir)) {
-                continue;
-            }
-        }
-        if metadata.is_dir() {
-            if crate::scan::SKIPPED_DIRS.iter().any(|s| name == *s) {
-                continue;
-            }
-            children.push((name, true, 0));
-        } else if metadata.is_file() {
-            children.push((name, false, metadata.len()));
+        let name = name.to_string_lossy().into_owned();
+        match served(&folder, catalog, skill, &disabled, &rules, &path, kind) {
+            None => {}
+            Some(Served::Folder) => children.push((name, true, 0)),
+            Some(Served::File(len)) => children.push((name, false, len)),
         }
     }
     children.sort();

@@ -222,6 +222,14 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         ));
         return (None, findings);
     }
+    if let Err((line, column)) = super::bounds::check_flow_nesting(split.yaml) {
+        findings.push(Finding::new(
+            Code::YamlInvalid,
+            at(line as u32, column as u32),
+            super::bounds::flow_nesting_message(),
+        ));
+        return (None, findings);
+    }
     let (parsed, mut layout) = match simple_header(split.yaml) {
         Some((pairs, keys)) => (
             Ok(Header::Pairs(pairs)),
@@ -1715,6 +1723,9 @@ pub fn strict_json(text: &str) -> Result<serde_json::Map<String, serde_json::Val
     }
     if count_aliases(split.yaml) > MAX_ALIASES {
         return Err("the front matter uses too many YAML aliases".to_string());
+    }
+    if super::bounds::check_flow_nesting(split.yaml).is_err() {
+        return Err("the front matter nests brackets too deeply".to_string());
     }
     let value: Value = serde_yaml_ng::from_str(split.yaml)
         .map_err(|e| format!("the front matter is not strict YAML ({e})"))?;

@@ -4,6 +4,7 @@
 //! decoding (BOM, invalid UTF-8) and ties the two together. Nothing here
 //! touches the filesystem; callers hand in bytes.
 
+pub mod bounds;
 pub mod frontmatter;
 pub mod markdown;
 

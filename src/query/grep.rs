@@ -10,8 +10,8 @@
 //! catalog order, so the same catalog always gives the same answer.
 
 use crate::catalog::Catalog;
+use crate::hash::FastMap;
 use crate::model::Skill;
-use crate::search::index::FastMap;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -263,8 +263,10 @@ impl ScanSearch {
                     Some(bytes) => {
                         search_source(searcher, &inner.matcher, request, Source::Bytes(bytes))
                     }
+                    // Opened from the walk's open folder, never by path.
                     None => {
-                        search_source(searcher, &inner.matcher, request, Source::File(file.path))
+                        let opened = file.open().ok()?;
+                        search_source(searcher, &inner.matcher, request, Source::Open(&opened))
                     }
                 }
             });
@@ -315,25 +317,6 @@ impl ScanSearch {
             let Some(&order) = wanted.get(skill.id.as_str()) else {
                 continue;
             };
-            let mut real_path = None;
-            if through_link {
-                // Same rule as `read`: the real file must be inside the
-                // skill's real folder.
-                let real_folder = real_folders
-                    .entry(order)
-                    .or_insert_with(|| skill.dir().canonicalize().ok());
-                let disabled = disabled_inside
-                    .entry(order)
-                    .or_insert_with(|| super::read::DisabledInside::new(catalog, skill));
-                match (real_folder.as_deref(), path.canonicalize()) {
-                    (Some(folder), Ok(real))
-                        if real.starts_with(folder) && disabled.owner_of(&real).is_none() =>
-                    {
-                        real_path = Some(real);
-                    }
-                    _ => continue,
-                }
-            }
             // The path inside the skill folder: the bytes after the folder
             // and its separator (the file was found under that folder).
             let folder_len = skill.dir().as_os_str().len();
@@ -342,6 +325,34 @@ impl ScanSearch {
                 Some(rest) if folder_len > 0 => String::from_utf8_lossy(rest).into_owned(),
                 _ => super::files::relative_name(skill.dir(), &path),
             };
+            let mut real_path = None;
+            if through_link {
+                // Same rule as `read`: opened again through the boundary
+                // (inside the skill's real folder, judged where it really
+                // is) and searched on that handle, so a link swapped since
+                // the walk cannot lead out.
+                let real_folder = real_folders
+                    .entry(order)
+                    .or_insert_with(|| skill.dir().canonicalize().ok());
+                let disabled = disabled_inside
+                    .entry(order)
+                    .or_insert_with(|| super::read::DisabledInside::new(catalog, skill));
+                let Some((again, real)) = contained_search(
+                    &self.inner.matcher,
+                    request,
+                    catalog,
+                    skill,
+                    &relative,
+                    disabled,
+                ) else {
+                    continue;
+                };
+                if real_folder.is_none() {
+                    continue;
+                }
+                found = again;
+                real_path = Some(real);
+            }
             found.skill = skill.id.clone();
             found.path = relative.clone();
             per_skill[order].push(SkillHit {
@@ -549,6 +560,8 @@ fn linked_files(
         if real.is_file()
             && real.starts_with(&real_dir)
             && disabled.owner_of(&real).is_none()
+            // Judged where it really is, as the scan's search judges it.
+            && super::read::open_file(catalog.root_of(skill), skill, &entry.path).is_ok()
             && seen.insert(real)
         {
             linked.insert(entry.path.clone());
@@ -563,10 +576,10 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// What one search reads: bytes already in memory, or a file.
+/// What one search reads: bytes already in memory, or an open file.
 enum Source<'a> {
     Bytes(&'a [u8]),
-    File(&'a Path),
+    Open(&'a std::fs::File),
 }
 
 /// Search one source; `None` when it has no match (or is binary/unreadable).
@@ -587,7 +600,7 @@ fn search_source(
     };
     match source {
         Source::Bytes(bytes) => searcher.search_slice(matcher, bytes, &mut sink).ok()?,
-        Source::File(path) => searcher.search_path(matcher, path, &mut sink).ok()?,
+        Source::Open(file) => searcher.search_file(matcher, file, &mut sink).ok()?,
     }
     (sink.matches > 0).then(|| FileMatches {
         skill: String::new(),
@@ -595,6 +608,31 @@ fn search_source(
         lines: sink.lines,
         matches: sink.matches,
     })
+}
+
+/// Search `relative` of `skill` opened through the boundary: `None` when
+/// it leads out, is left out where it really is, lies in a disabled
+/// nested skill, or has no match. With its real path.
+fn contained_search(
+    matcher: &grep_regex::RegexMatcher,
+    request: &GrepRequest,
+    catalog: &Catalog,
+    skill: &Skill,
+    relative: &str,
+    disabled: &super::read::DisabledInside,
+) -> Option<(FileMatches, PathBuf)> {
+    let (opened, folder) = super::read::open_file(catalog.root_of(skill), skill, relative).ok()?;
+    let real = opened.real_path(&folder);
+    if disabled.owner_of(&real).is_some() {
+        return None;
+    }
+    let found = search_source(
+        &mut searcher(request),
+        matcher,
+        request,
+        Source::Open(&opened.file),
+    )?;
+    Some((found, real))
 }
 
 /// Search one file of `skill`.
@@ -606,7 +644,17 @@ fn search_file(
     path: &Path,
     relative: &str,
 ) -> Option<FileMatches> {
-    let mut found = search_source(searcher, matcher, request, Source::File(path))?;
+    // Opened inside the skill folder (the path is that folder joined with
+    // `relative`), never by its whole name.
+    let folder = path
+        .ancestors()
+        .nth(Path::new(relative).components().count())?;
+    let opened = super::contain::Folder::open(folder)
+        .ok()?
+        .open_path(relative)
+        .ok()?;
+    (opened.kind == super::contain::OpenedKind::File).then_some(())?;
+    let mut found = search_source(searcher, matcher, request, Source::Open(&opened.file))?;
     found.skill = skill.to_string();
     found.path = relative.to_string();
     Some(found)

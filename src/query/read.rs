@@ -7,6 +7,7 @@
 //! out). Reads are capped (about 5,000 tokens by default) at a line
 //! boundary, with the exact `--lines` range to continue from.
 
+use super::contain;
 use crate::catalog::{resolve_inside, Catalog};
 use crate::model::Skill;
 use crate::parse::{self, markdown};
@@ -230,8 +231,13 @@ pub enum ReadError {
     },
     #[error("`{path}` in skill `{skill}` is not Markdown, so it has no sections — read a range of its lines instead (`--lines A:B`)")]
     NotMarkdown { skill: String, path: String },
-    #[error("`{path}` in skill `{skill}` is not a regular file and cannot be read")]
-    NotAFile { skill: String, path: String },
+    #[error("`{path}` in skill `{skill}` is {what}, not a regular file, and cannot be read — replace it with a regular file")]
+    NotAFile {
+        skill: String,
+        path: String,
+        /// What it is ("a named pipe (FIFO)").
+        what: &'static str,
+    },
     #[error(
         "`{path}` in skill `{skill}` is a binary file ({bytes} bytes); skilldex shows text only"
     )]
@@ -699,8 +705,23 @@ pub fn skill_files(root: &Path, skill: &Skill) -> Vec<ListedFile> {
 }
 
 /// Resolve `relative` inside the skill folder, on paper and on disk; `root`
-/// is the root the skill was found in (`Catalog::root_of`).
+/// is the root the skill was found in (`Catalog::root_of`). The file's real
+/// path; reading it by that name again would race, so readers use
+/// `open_file`.
 pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBuf, ReadError> {
+    let (opened, folder) = open_file(root, skill, relative)?;
+    Ok(opened.real_path(&folder))
+}
+
+/// Open `relative` inside the skill folder through the boundary
+/// (`contain`): never outside the skill's real folder, never a pipe or
+/// device, and never a file the scan leaves out, judged where it really is
+/// (a link to `.git/config` or to an ignored file is left out like them).
+pub fn open_file(
+    root: &Path,
+    skill: &Skill,
+    relative: &str,
+) -> Result<(contain::Opened, contain::Folder), ReadError> {
     let escapes = |reason: &str| ReadError::Escapes {
         skill: skill.id.clone(),
         path: relative.to_string(),
@@ -711,55 +732,50 @@ pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBu
     }
     let dir = skill.dir();
     let candidate = resolve_inside(dir, relative).map_err(escapes)?;
-    let metadata = match std::fs::symlink_metadata(&candidate) {
-        Ok(m) => m,
-        Err(_) => {
-            return Err(ReadError::NotFound {
-                skill: skill.id.clone(),
-                path: relative.to_string(),
-                files: skill_files(root, skill)
-                    .into_iter()
-                    .map(|f| f.path)
-                    .collect(),
-            })
-        }
+    let not_found = || ReadError::NotFound {
+        skill: skill.id.clone(),
+        path: relative.to_string(),
+        files: skill_files(root, skill)
+            .into_iter()
+            .map(|f| f.path)
+            .collect(),
     };
-    // The real target must stay inside the real skill folder.
-    let real_dir = dir.canonicalize().map_err(|source| ReadError::Io {
+    let folder = contain::Folder::open(dir).map_err(|source| ReadError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let real = candidate.canonicalize().map_err(|_| {
-        if metadata.file_type().is_symlink() {
-            escapes("is a symlink whose target does not exist")
-        } else {
-            ReadError::NotFound {
+    let opened = folder
+        .open_path(relative)
+        .map_err(|refusal| match refusal {
+            contain::Refusal::Escapes(reason) => escapes(&reason),
+            contain::Refusal::Dangling => escapes("is a symlink whose target does not exist"),
+            contain::Refusal::Missing => not_found(),
+            contain::Refusal::Special(what) => ReadError::NotAFile {
                 skill: skill.id.clone(),
                 path: relative.to_string(),
-                files: Vec::new(),
-            }
-        }
-    })?;
-    if !real.starts_with(&real_dir) {
-        return Err(escapes(&format!(
-            "leads through a symlink to {}",
-            real.display()
-        )));
-    }
+                what,
+            },
+            contain::Refusal::Io(source) => ReadError::Io {
+                path: candidate.clone(),
+                source,
+            },
+        })?;
     // Only what a scan sees is part of the skill (as `show` lists it and
-    // `grep` searches it).
-    if let Some(why) = super::files::left_out(root, skill, &candidate) {
-        return Err(ReadError::LeftOut {
-            skill: skill.id.clone(),
-            path: relative.to_string(),
-            why,
-        });
+    // `grep` searches it): the path as asked, and where it really is.
+    let real = dir.join(&opened.real);
+    for path in [&candidate, &real] {
+        if let Some(why) = super::files::left_out(root, skill, path) {
+            return Err(ReadError::LeftOut {
+                skill: skill.id.clone(),
+                path: relative.to_string(),
+                why,
+            });
+        }
+        if !opened.through_link {
+            break;
+        }
     }
-    let target = std::fs::metadata(&real).map_err(|source| ReadError::Io {
-        path: real.clone(),
-        source,
-    })?;
-    if target.is_dir() {
+    if opened.kind == contain::OpenedKind::Folder {
         let files = skill_files(root, skill)
             .into_iter()
             .map(|f| f.path)
@@ -771,13 +787,7 @@ pub fn resolve_file(root: &Path, skill: &Skill, relative: &str) -> Result<PathBu
             files,
         });
     }
-    if !target.is_file() {
-        return Err(ReadError::NotAFile {
-            skill: skill.id.clone(),
-            path: relative.to_string(),
-        });
-    }
-    Ok(real)
+    Ok((opened, folder))
 }
 
 /// When `relative` (inside `skill`'s folder) lies in a folder below that
@@ -954,32 +964,25 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
         Some((nested, rest)) => (nested, rest),
         None => (skill, relative),
     };
-    let (file, relative) =
-        if relative.is_empty() || relative == "SKILL.md" && skill.path.ends_with("SKILL.md") {
-            (
-                skill.path.clone(),
-                skill
-                    .path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            )
-        } else {
-            (
-                resolve_file(catalog.root_of(skill), skill, &relative)?,
-                relative,
-            )
-        };
-    if let Some(id) = DisabledInside::new(catalog, skill).owner_of_path(&file) {
+    let is_skill_file =
+        relative.is_empty() || relative == "SKILL.md" && skill.path.ends_with("SKILL.md");
+    let relative = if is_skill_file {
+        skill
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        relative
+    };
+    let (opened, folder) = open_file(catalog.root_of(skill), skill, &relative)?;
+    let file = skill.dir().join(&opened.real);
+    if let Some(id) = DisabledInside::new(catalog, skill).owner_of(&opened.real_path(&folder)) {
         return Err(ReadError::Disabled {
             name: id.to_string(),
         });
     }
-    let io = |source| ReadError::Io {
-        path: file.clone(),
-        source,
-    };
-    let size = std::fs::metadata(&file).map_err(io)?.len();
+    let size = opened.len;
     if size > MAX_READ_BYTES {
         return Err(ReadError::TooLarge {
             skill: skill.id.clone(),
@@ -987,7 +990,11 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
             bytes: size,
         });
     }
-    let bytes = std::fs::read(&file).map_err(io)?;
+    let bytes =
+        contain::read_at_most(opened.file, MAX_READ_BYTES).map_err(|source| ReadError::Io {
+            path: file.clone(),
+            source,
+        })?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return Err(ReadError::Binary {
             skill: skill.id.clone(),

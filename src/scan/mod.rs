@@ -78,6 +78,20 @@ pub struct VisitedFile<'a> {
     pub bytes: Option<&'a [u8]>,
     /// Reached through a symlink (the file or a folder above it).
     pub through_link: bool,
+    /// The walk's entry, to open the file from its open folder.
+    entry: Option<&'a walk::Entry<'a>>,
+}
+
+impl VisitedFile<'_> {
+    /// Open the file from the folder the walk holds open, as it was
+    /// listed (never by its whole path, which a swapped folder could
+    /// lead elsewhere); the file must be checked on the open handle.
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        match self.entry {
+            Some(entry) => entry.open_as_listed(),
+            None => crate::query::contain::open_regular(self.path),
+        }
+    }
 }
 
 /// Called from the walker threads for every regular file, so work on file
@@ -117,91 +131,6 @@ impl ScanScope {
     }
 }
 
-/// The paths a scan's answer depends on: every folder it listed, every
-/// symlink it followed, every ignore file and every skill file; and, for
-/// each symlink, the real path it led to when the scan followed it. While
-/// none of them changes, a new scan finds the same skills with the same
-/// names. (Namespace descriptions are not covered.)
-#[derive(Debug, Default)]
-pub struct PathLog {
-    paths: Mutex<Vec<PathBuf>>,
-    links: Mutex<Vec<Route>>,
-}
-
-/// Where a root or a symlink led: its real path, and the identity (device,
-/// inode) of that path and of each folder above it, so that a folder on
-/// the way renamed or swapped for another is noticed even when the path
-/// reads the same.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Route {
-    pub given: PathBuf,
-    pub real: PathBuf,
-    pub chain: Vec<(u64, u64)>,
-}
-
-impl Route {
-    /// Where `given` leads now (`None` when it leads nowhere).
-    pub fn of(given: &Path) -> Option<Route> {
-        let real = given.canonicalize().ok()?;
-        Route::to(given, real)
-    }
-
-    fn to(given: &Path, real: PathBuf) -> Option<Route> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let chain = real
-                .ancestors()
-                .map(|folder| {
-                    std::fs::symlink_metadata(folder)
-                        .ok()
-                        .map(|m| (m.dev(), m.ino()))
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(Route {
-                given: given.to_path_buf(),
-                real,
-                chain,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = (given, real);
-            None
-        }
-    }
-}
-
-impl PathLog {
-    fn note(&self, path: &Path) {
-        push(&self.paths, path.to_path_buf());
-    }
-
-    fn note_link(&self, link: &Path, target: &Path) {
-        // A link that leads nowhere now is noticed by its stamp.
-        if let Some(route) = Route::to(link, target.to_path_buf()) {
-            push(&self.links, route);
-        }
-    }
-
-    /// The paths, each once, sorted by their bytes; and the symlinks
-    /// followed, with where they led when followed.
-    pub fn into_parts(self) -> (Vec<PathBuf>, Vec<Route>) {
-        let mut paths = self.paths.into_inner().unwrap_or_else(|e| e.into_inner());
-        // Bytes compare much faster than paths (component by component).
-        paths.sort_unstable_by(|a, b| {
-            a.as_os_str()
-                .as_encoded_bytes()
-                .cmp(b.as_os_str().as_encoded_bytes())
-        });
-        paths.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-        let mut links = self.links.into_inner().unwrap_or_else(|e| e.into_inner());
-        links.sort();
-        links.dedup();
-        (paths, links)
-    }
-}
-
 /// What a scan does: the bounds, whether bodies are checked, and an
 /// optional visitor of every file.
 #[derive(Clone, Default)]
@@ -213,8 +142,6 @@ pub struct ScanOptions {
     /// Only these paths (all of the root when `None`), sorted by path,
     /// none inside a folder scope.
     pub scope: Option<Arc<[ScanScope]>>,
-    /// Note every path the answer depends on.
-    pub record: Option<Arc<PathLog>>,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -224,7 +151,6 @@ impl std::fmt::Debug for ScanOptions {
             .field("check_bodies", &self.check_bodies)
             .field("visitor", &self.visitor.is_some())
             .field("scope", &self.scope)
-            .field("record", &self.record.is_some())
             .finish()
     }
 }
@@ -529,12 +455,6 @@ fn walk(
         keep: &keep,
     };
     walk.run(&|event| {
-        if let walk::Event::RulesFile(path) = event {
-            if let Some(log) = &options.record {
-                log.note(path);
-            }
-            return walk::Flow::Continue;
-        }
         if shared.entries.fetch_add(1, Ordering::Relaxed) >= limits.max_entries {
             shared.entry_limit_hit.store(true, Ordering::Relaxed);
             return walk::Flow::Quit;
@@ -562,7 +482,6 @@ fn walk(
                 );
             }
             walk::Event::BadRules(error) => report_walk_error(shared, error),
-            walk::Event::RulesFile(_) => {}
         }
         walk::Flow::Continue
     });
@@ -575,7 +494,6 @@ fn follow_link(
     depth: usize,
     canonical_root: &Path,
     shared: &Shared,
-    log: Option<&PathLog>,
 ) -> Option<std::fs::FileType> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
@@ -591,9 +509,6 @@ fn follow_link(
         }
     };
     let target = path.canonicalize().ok()?;
-    if let Some(log) = log {
-        log.note_link(path, &target);
-    }
     if !target.starts_with(canonical_root) {
         shared.report(
             path,
@@ -633,21 +548,8 @@ fn visit(
     let path = entry.path;
     let depth = entry.depth + offset;
     let through_link = offset > 0 || kind == walk::Kind::Symlink;
-    if let Some(log) = &options.record {
-        if matches!(kind, walk::Kind::Dir | walk::Kind::Symlink)
-            || SKILL_FILE_NAMES.iter().any(|n| entry.name == OsStr::new(n))
-        {
-            log.note(path);
-        }
-    }
     if kind == walk::Kind::Symlink {
-        match follow_link(
-            path,
-            depth,
-            canonical_root,
-            shared,
-            options.record.as_deref(),
-        ) {
+        match follow_link(path, depth, canonical_root, shared) {
             Some(target) => kind = walk::kind_of(target),
             None => return,
         }
@@ -753,6 +655,7 @@ fn visit(
                 path,
                 bytes: None,
                 through_link,
+                entry: Some(&entry),
             });
         }
     }
@@ -1009,11 +912,12 @@ fn parse_skill_head(
             path,
             bytes: (!partial).then_some(bytes),
             through_link,
+            entry: None,
         });
     }
     // What a reader needs to tell versions of the file apart: its bytes, or
     // for a file read only in part, its head, size and modification time.
-    let mut hash = crate::catalog::Fnv::new();
+    let mut hash = crate::hash::StableHasher::new();
     hash.write(bytes);
     if partial {
         hash.write(&size.to_le_bytes());

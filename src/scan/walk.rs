@@ -54,6 +54,25 @@ impl Entry<'_> {
             None => File::open(self.path),
         }
     }
+
+    /// Open the entry as it was listed: a regular file is opened from its
+    /// open folder without following a symlink (one swapped in since the
+    /// listing is refused); a listed symlink is followed.
+    pub fn open_as_listed(&self) -> std::io::Result<File> {
+        match self.folder {
+            Some(folder) if self.kind != Kind::Symlink => folder.open_file_no_follow(self.name),
+            _ => self.open(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Entry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .finish()
+    }
 }
 
 /// What the walk hands to its callback.
@@ -65,9 +84,6 @@ pub(super) enum Event<'a> {
     /// An ignore file that could not be read or has a bad pattern; the
     /// rest of its rules still apply.
     BadRules(ignore::Error),
-    /// An ignore file about to be read (before the entries of its folder
-    /// are visited).
-    RulesFile(&'a Path),
 }
 
 /// Whether the walk goes on after an entry.
@@ -442,11 +458,6 @@ impl Walk<'_> {
                 .any(|(n, kind)| n == OsStr::new(name) && *kind != Kind::Dir)
         };
         let (has_ignore, has_git) = (has_file(".ignore"), has_file(".gitignore"));
-        for (present, name) in [(has_ignore, ".ignore"), (has_git, ".gitignore")] {
-            if present && visit(Event::RulesFile(&job.path.join(name))) == Flow::Quit {
-                queue.stop();
-            }
-        }
         let rules = if has_ignore || has_git {
             let mut report = |error| {
                 if visit(Event::BadRules(error)) == Flow::Quit {
@@ -567,6 +578,17 @@ mod sys {
             Ok(File::from(fd))
         }
 
+        /// `open_file`, refusing a symlink.
+        pub fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<File> {
+            let fd = openat(
+                &self.0,
+                name,
+                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOFOLLOW,
+                Mode::empty(),
+            )?;
+            Ok(File::from(fd))
+        }
+
         /// Append the folder's entries (without `.` and `..`) to `out`.
         pub fn list(
             &self,
@@ -661,6 +683,10 @@ mod sys {
         }
 
         pub fn open_file(&self, name: &OsStr) -> std::io::Result<File> {
+            File::open(self.0.join(name))
+        }
+
+        pub fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<File> {
             File::open(self.0.join(name))
         }
 
@@ -769,7 +795,7 @@ mod tests {
             keep: &keep,
         };
         walk.run(&|event| {
-            if !matches!(event, Event::Entry(_) | Event::RulesFile(_)) {
+            if !matches!(event, Event::Entry(_)) {
                 *errors.lock().unwrap() += 1;
             }
             Flow::Continue

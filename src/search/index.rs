@@ -2,38 +2,8 @@
 //! per-document saturation precomputed so a query is a few postings walks.
 
 use super::text::{self, Kind};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// A small, fast hasher for short keys (the multiply-rotate scheme of
-/// rustc's FxHash). Not DoS-resistant: keys come from the catalog's own
-/// files and the query, and a slow map only makes a search slower.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
-
-impl Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.write(&[i]);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+pub(crate) use crate::hash::FastMap;
 
 /// A word of the index near a query word (see [`Inverted::near`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1137,7 +1137,7 @@ fn tool_name(id: &str) -> String {
     } else {
         "skill"
     };
-    let mut hash = crate::catalog::Fnv::new();
+    let mut hash = crate::hash::StableHasher::new();
     hash.write(id.as_bytes());
     let suffix = format!("-{:010x}", hash.finish() >> 24);
     // The base is ASCII: cut anywhere.

@@ -344,8 +344,11 @@ fn reading_the_catalog_wakes_nothing() {
         let out = run_in(&root, &["grep", "Notes", "--root", root.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{out:?}");
     }
-    // Opens and reads arrive as events; give them time, then look.
-    std::thread::sleep(Duration::from_millis(300));
+    // Opens and reads arrive as events: wait for them, then look.
+    let deadline = Instant::now() + PATIENCE;
+    while session.live.stats().events == before.events && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     session.live.flush();
     let after = session.live.stats();
     assert_eq!(after.rebuilds, before.rebuilds, "{before:?} {after:?}");
@@ -554,12 +557,22 @@ fn a_broken_edit_keeps_the_last_good_version_until_fixed() {
     assert_eq!(csv.note, None);
 
     // Half-written (empty) and then an unreadable file: still the last good one.
+    // Wait until the empty file is seen (its own diagnostic replaces the
+    // missing description's), then check the listing kept the good one.
     put(&root, "pdf/SKILL.md", "");
-    session.live.flush();
-    std::thread::sleep(Duration::from_millis(200));
-    session.live.flush();
+    let catalog = session.wait_until("the empty file's diagnostic", |c| {
+        let empty = c
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == skilldex::Code::FrontmatterMissing);
+        if empty && c.is_stale("pdf") {
+            Ok(())
+        } else {
+            Err(format!("stale: {:?}, {:?}", c.stale(), c.diagnostics()))
+        }
+    });
     assert_eq!(
-        session.live.snapshot().get("pdf").unwrap().description,
+        catalog.get("pdf").unwrap().description,
         "Good. Use when good."
     );
 
@@ -747,7 +760,6 @@ fn flush_rebuilds_without_waiting_for_quiet() {
     while session.live.stats().events == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(100));
     session.live.flush();
     has("pdf", "Now. Use when now.")(&session.live.snapshot()).unwrap();
     session.settle("after the flush");

@@ -1,20 +1,21 @@
 //! Integration tests: they drive the real `skilldex` binary on real fixture
 //! folders. One test binary, one module per area.
 
+mod architecture;
 mod bad_input;
 mod catalog;
 mod config;
 mod disclosure;
 mod grep;
+#[cfg(unix)]
+mod hardening;
 mod layouts;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(unix)]
-mod name_index;
 mod properties;
 #[cfg(target_os = "linux")]
-mod read_service;
 mod render;
 mod search;
 mod watch;
@@ -51,8 +52,7 @@ impl std::fmt::Debug for Run {
 }
 
 /// A `skilldex` command isolated from the user's environment: no colors, a
-/// HOME without skills, no SKILLDEX_ROOTS, no name index on disk (the
-/// `name_index` tests give it a folder).
+/// HOME without skills, no SKILLDEX_ROOTS.
 pub fn skilldex() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_skilldex"));
     command
@@ -61,7 +61,6 @@ pub fn skilldex() -> Command {
             "HOME",
             std::env::temp_dir().join("skilldex-test-home-does-not-exist"),
         )
-        .env("SKILLDEX_CACHE_DIR", "off")
         .env_remove("SKILLDEX_ROOTS");
     command
 }

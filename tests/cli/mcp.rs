@@ -258,21 +258,21 @@ fn serve_waits_for_a_root_created_later() {
 }
 
 /// How long to wait for one answer or notification.
-const WAIT: Duration = Duration::from_secs(20);
+pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
 /// `skilldex serve` over raw JSON-RPC lines: an `initialize` session.
-struct Raw {
+pub(crate) struct Raw {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     /// Every message read so far and not yet taken, in order.
     seen: Vec<Value>,
-    next_id: u64,
+    pub(crate) next_id: u64,
 }
 
 impl Raw {
     /// Serve `root` (with `extra` flags) and finish the `initialize` handshake.
-    fn start(root: &Path, extra: &[&str]) -> Raw {
+    pub(crate) fn start(root: &Path, extra: &[&str]) -> Raw {
         let mut raw = Raw::spawn(root, extra, Stdio::null());
         let answer = raw.request(
             "initialize",
@@ -284,7 +284,7 @@ impl Raw {
     }
 
     /// Serve `root` (with `extra` flags), nothing sent yet.
-    fn spawn(root: &Path, extra: &[&str], stderr: Stdio) -> Raw {
+    pub(crate) fn spawn(root: &Path, extra: &[&str], stderr: Stdio) -> Raw {
         let mut child = super::skilldex()
             .arg("serve")
             .arg("--root")
@@ -308,7 +308,7 @@ impl Raw {
 
     /// Close stdin and wait for the server to exit: its status, how long
     /// it took, and what it wrote to stderr (when that was piped).
-    fn close(&mut self) -> (std::process::ExitStatus, Duration, String) {
+    pub(crate) fn close(&mut self) -> (std::process::ExitStatus, Duration, String) {
         let closed = Instant::now();
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
@@ -320,7 +320,7 @@ impl Raw {
         (status, took, stderr)
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         writeln!(stdin, "{line}").expect("the server reads stdin");
         stdin.flush().unwrap();
@@ -328,7 +328,7 @@ impl Raw {
 
     /// The first message (read or still to come) that `wanted` accepts;
     /// fails with what was seen after `WAIT`.
-    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + WAIT;
         loop {
             if let Some(i) = self.seen.iter().position(&wanted) {
@@ -354,13 +354,13 @@ impl Raw {
     }
 
     /// The answer to the request with this id.
-    fn answer(&mut self, id: &Value) -> Value {
+    pub(crate) fn answer(&mut self, id: &Value) -> Value {
         self.wait_for(&format!("answer with id {id}"), |m| {
             m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
         })
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id);
         self.next_id += 1;
         self.send(
@@ -370,7 +370,7 @@ impl Raw {
     }
 
     /// A `tools/call`; returns (is_error, text).
-    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
         let answer = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         let result = answer
             .get("result")
@@ -385,7 +385,7 @@ impl Raw {
     }
 
     /// The error of a request that must fail: (code, message).
-    fn error(&mut self, method: &str, params: Value) -> (i64, String) {
+    pub(crate) fn error(&mut self, method: &str, params: Value) -> (i64, String) {
         let answer = self.request(method, params.clone());
         let error = answer
             .get("error")

@@ -1,0 +1,100 @@
+//! Bounds checked before a YAML parser sees a text (a skill's front
+//! matter, a `skilldex.yaml`), so one hostile file costs linear time.
+//!
+//! The YAML scanner re-checks every open flow collection (`[`, `{`) at
+//! each token: 64 KB of unclosed `[` took seconds, and a 200 KB
+//! `roots: [[[[…` in a cloned repository's `skilldex.yaml` most of a
+//! minute. Real headers nest two or three levels; past `MAX_FLOW_NESTING`
+//! the text is refused, at the bracket that went too deep, before it is
+//! parsed. One linear pass, aware of quotes and comments, finds it.
+
+/// Deepest nesting of flow collections (`[…]`, `{…}`) read.
+pub const MAX_FLOW_NESTING: usize = 32;
+
+/// Where `yaml` first nests flow collections deeper than
+/// `MAX_FLOW_NESTING`: `Err((line, column))`, 1-based, of that bracket.
+pub fn check_flow_nesting(yaml: &str) -> Result<(), (usize, usize)> {
+    let mut depth = 0usize;
+    let mut line = 1usize;
+    let mut line_start = 0usize;
+    // Inside a quoted scalar: the quote that closes it.
+    let mut quote: Option<u8> = None;
+    let bytes = yaml.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+            i += 1;
+            continue;
+        }
+        match quote {
+            Some(b'"') if b == b'\\' => i += 1, // An escaped character.
+            Some(q) if b == q => {
+                if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                    i += 1; // `''` inside single quotes.
+                } else {
+                    quote = None;
+                }
+            }
+            Some(_) => {}
+            None => match b {
+                b'#' if i == line_start || matches!(bytes[i - 1], b' ' | b'\t') => {
+                    // A comment: to the end of the line.
+                    while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'"' | b'\'' => {
+                    // A quote opens a scalar only where one may start.
+                    let opens = i == line_start
+                        || matches!(bytes[i - 1], b' ' | b'\t' | b'[' | b'{' | b',' | b':');
+                    if opens {
+                        quote = Some(b);
+                    }
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_FLOW_NESTING {
+                        let column = yaml[line_start..i].chars().count() + 1;
+                        return Err((line, column));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The message for a text refused by `check_flow_nesting`.
+pub fn flow_nesting_message() -> String {
+    format!(
+        "brackets (`[` or `{{`) nest more than {MAX_FLOW_NESTING} levels deep here; the YAML is not parsed — close the brackets or write the value as a block list"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_flow_nesting_is_found_at_its_bracket() {
+        assert_eq!(check_flow_nesting("a: [1, [2, {b: c}]]\n"), Ok(()));
+        let deep = format!("name: x\nroots: {}", "[".repeat(10_000));
+        assert_eq!(check_flow_nesting(&deep), Err((2, 8 + MAX_FLOW_NESTING)));
+        // Brackets in quotes and comments do not count.
+        let quoted = format!(
+            "a: '{}'\nb: \"{}\\\"\"\n# {}\n",
+            "[".repeat(99),
+            "{".repeat(99),
+            "[".repeat(99)
+        );
+        assert_eq!(check_flow_nesting(&quoted), Ok(()));
+        // Closed brackets do not add up.
+        assert_eq!(check_flow_nesting(&"[]".repeat(10_000)), Ok(()));
+    }
+}
