@@ -410,7 +410,11 @@ impl Skill {
             || key == self.id
             || key
                 .strip_prefix(self.namespace.as_str())
-                .and_then(|rest| rest.strip_prefix('/'))
+                .and_then(|rest| {
+                    // `plugin:name` for a plugin's skill, as Claude Code writes it.
+                    rest.strip_prefix('/')
+                        .or_else(|| rest.strip_prefix(':').filter(|_| self.plugin))
+                })
                 .is_some_and(|rest| !self.namespace.is_empty() && rest == self.name)
     }
 }
