@@ -524,6 +524,7 @@ mod tests {
             id: "docs/pdf".into(),
             name: "pdf".into(),
             namespace: "docs".into(),
+            plugin: false,
             description: String::new(),
             raw_description: String::new(),
             path: PathBuf::from("skills/docs/pdf/SKILL.md"),
@@ -551,10 +552,20 @@ mod tests {
         let top = Skill {
             namespace: String::new(),
             id: "pdf".into(),
-            ..skill
+            ..skill.clone()
         };
         assert!(top.answers_to("pdf"));
         assert!(!top.answers_to("/pdf/x"));
+        // `plugin:name` names a plugin's skill, and only a plugin's.
+        assert!(!skill.answers_to("docs:pdf"));
+        let in_plugin = Skill {
+            plugin: true,
+            namespace: "docs".into(),
+            ..top.clone()
+        };
+        assert!(in_plugin.answers_to("docs:pdf"));
+        assert!(in_plugin.answers_to("docs/pdf"));
+        assert!(!in_plugin.answers_to("other:pdf"));
     }
 
     proptest::proptest! {
