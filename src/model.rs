@@ -400,23 +400,22 @@ impl Skill {
     }
 
     /// Does `key` name this skill? A key names a skill by its name, its id
-    /// or its qualified name (`namespace/name`; for a plugin's skill also
-    /// `plugin:name`), with surrounding space and slashes ignored. Every
-    /// place that matches a user's key to a skill (configuration lists,
-    /// enable requests, lookups of disabled skills) asks this, so they
-    /// cannot disagree.
+    /// or its qualified name (`namespace/name`), with surrounding space and
+    /// slashes ignored. Every place that matches a user's key to a skill
+    /// (configuration lists, enable requests, lookups of disabled skills)
+    /// asks this, so they cannot disagree.
     pub fn answers_to(&self, key: &str) -> bool {
         let key = key.trim().trim_matches('/');
         key == self.name
             || key == self.id
-            || (!self.namespace.is_empty()
-                && key
-                    .strip_prefix(self.namespace.as_str())
-                    .and_then(|rest| {
-                        rest.strip_prefix('/')
-                            .or_else(|| rest.strip_prefix(':').filter(|_| self.plugin))
-                    })
-                    .is_some_and(|rest| rest == self.name))
+            || key
+                .strip_prefix(self.namespace.as_str())
+                .and_then(|rest| {
+                    // `plugin:name` for a plugin's skill, as Claude Code writes it.
+                    rest.strip_prefix('/')
+                        .or_else(|| rest.strip_prefix(':').filter(|_| self.plugin))
+                })
+                .is_some_and(|rest| !self.namespace.is_empty() && rest == self.name)
     }
 }
 
@@ -525,6 +524,7 @@ mod tests {
             id: "docs/pdf".into(),
             name: "pdf".into(),
             namespace: "docs".into(),
+            plugin: false,
             description: String::new(),
             raw_description: String::new(),
             path: PathBuf::from("skills/docs/pdf/SKILL.md"),
@@ -541,7 +541,6 @@ mod tests {
             name_position: None,
             description_position: None,
             shadowed: true,
-            plugin: false,
             headings: String::new(),
         };
         for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {
@@ -557,15 +556,16 @@ mod tests {
         };
         assert!(top.answers_to("pdf"));
         assert!(!top.answers_to("/pdf/x"));
-        assert!(
-            !skill.answers_to("docs:pdf"),
-            "only a plugin's skill takes `:`"
-        );
-        let of_plugin = Skill {
+        // `plugin:name` names a plugin's skill, and only a plugin's.
+        assert!(!skill.answers_to("docs:pdf"));
+        let in_plugin = Skill {
             plugin: true,
-            ..skill
+            namespace: "docs".into(),
+            ..top.clone()
         };
-        assert!(of_plugin.answers_to("docs:pdf") && of_plugin.answers_to("docs/pdf"));
+        assert!(in_plugin.answers_to("docs:pdf"));
+        assert!(in_plugin.answers_to("docs/pdf"));
+        assert!(!in_plugin.answers_to("other:pdf"));
     }
 
     proptest::proptest! {

@@ -452,6 +452,23 @@ fn check_name(fields: &Fields, folder: &str, findings: &mut Vec<Finding>) {
     }
 }
 
+/// Does a skill `name` (as written) match its `folder` the way the
+/// `name-mismatch` rule judges it? An empty name uses the folder's.
+pub fn name_fits_folder(name: &str, folder: &str) -> bool {
+    let name = name.trim();
+    if name.is_empty() {
+        return true;
+    }
+    let normalize = |text: &str| -> String {
+        if text.is_ascii() {
+            text.to_string()
+        } else {
+            text.nfkc().collect()
+        }
+    };
+    normalize(name) == normalize(folder)
+}
+
 /// What is wrong with a (NFKC-normalised) name under the format's rules,
 /// length aside; empty when nothing is.
 fn name_problems(normalized: &str) -> Vec<&'static str> {

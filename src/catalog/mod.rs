@@ -338,12 +338,7 @@ impl Assembly {
         // its nested skills and namespace are), then the first in
         // precedence order.
         let mut chosen: HashMap<scan::FileIdentity, usize> = HashMap::new();
-        let named = |file: &FoundSkill| {
-            !file
-                .findings
-                .iter()
-                .any(|f| f.code == crate::model::Code::NameMismatch)
-        };
+        let named = |file: &FoundSkill| file.folder_named;
         let shadowed = |file: &FoundSkill| {
             any_lowercase
                 && !file.upper_case_name

@@ -169,6 +169,9 @@ pub struct FoundSkill {
     pub root: usize,
     /// Named `SKILL.md` (rather than the fallback `skill.md`).
     pub upper_case_name: bool,
+    /// The folder carries the skill's name as written (or the skill
+    /// gives none): of several paths to one file, such a path is preferred.
+    pub folder_named: bool,
     /// Folder depth of the file below the root.
     pub depth: usize,
     /// Some folder between the root and the file is hidden (`.gemini/`,
@@ -575,6 +578,10 @@ fn visit(
                     .place(relative.parent().unwrap_or(Path::new("")));
                 let mut parsed = found.parsed;
                 let fields = parsed.fields.take();
+                let folder_named = fields
+                    .as_ref()
+                    .and_then(|f| f.name.as_deref())
+                    .is_none_or(|name| crate::rules::name_fits_folder(name, &folder_name));
                 let skill = skill_of(
                     fields,
                     path,
@@ -593,6 +600,7 @@ fn visit(
                     FoundSkill {
                         root: root_index,
                         upper_case_name: name == OsStr::new("SKILL.md"),
+                        folder_named,
                         depth,
                         hidden: relative.parent().is_some_and(|folder| {
                             folder.components().any(|c| {

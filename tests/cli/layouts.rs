@@ -565,3 +565,29 @@ fn lint_filters_by_severity_and_code_and_caps_with_a_count() {
         "{bad:?}"
     );
 }
+
+#[test]
+fn configuration_names_a_plugin_skill_as_plugin_colon_skill() {
+    let temp = tempfile::tempdir().unwrap();
+    let config = write(
+        temp.path(),
+        "skilldex.yaml",
+        "disabled:\n  - lint-kit:review-notes\n",
+    );
+    let out = run(&[
+        "render",
+        "--root",
+        &marketplace(),
+        "--config",
+        config.to_str().unwrap(),
+        "--paths",
+        "none",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stdout.contains("Collect lint findings"), "{out:?}");
+    assert!(
+        out.stdout.contains("- review-notes: Write review notes"),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("- style-pass:"), "{out:?}");
+}

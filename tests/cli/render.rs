@@ -508,7 +508,7 @@ fn lint_text_output_is_compiler_style() {
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(
         out.stdout,
-        "./Bad_Name/SKILL.md:2:7: error[name-invalid]: name `Bad_Name` must be lowercase, may only contain letters, digits and hyphens — try `bad-name`\n"
+        "./Bad_Name/SKILL.md:2:7: error[name-invalid]: name `Bad_Name` must be lowercase, may only contain letters, digits and hyphens — rename the folder to `bad-name` and set `name: bad-name`\n"
     );
     assert!(out.stderr.contains("failed"), "{out:?}");
 }
