@@ -362,6 +362,23 @@ fn check(line: &[u8], started: &mut bool) -> Check {
                     &format!("invalid params: {method} needs `uri` as a string"),
                 ));
             }
+            // A URI longer than any served one is answered here, before
+            // rmcp parses the whole message again (a 14 MB URI costs a
+            // parse per reader, and the requests after it wait).
+            if let Some(uri) = message
+                .get("params")
+                .and_then(|p| p.get("uri"))
+                .and_then(Value::as_str)
+            {
+                if let Err(why) = super::skills::check_length(uri) {
+                    let code = if method == "resources/read" {
+                        -32002
+                    } else {
+                        -32602
+                    };
+                    return Check::Answer(error(id, code, &why));
+                }
+            }
             // Anything else rmcp cannot read it would answer without an id:
             // read it as rmcp does, and answer with the id here.
             let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(text);

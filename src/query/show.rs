@@ -126,7 +126,7 @@ fn sub_files(catalog: &Catalog, skill: &Skill) -> (Vec<SubFile>, bool) {
                     .any(|d| d.path == entry.absolute)
         })
         .map(|entry| match entry.kind {
-            EntryKind::File => describe_file(&entry.path, &entry.absolute, entry.bytes),
+            EntryKind::File => describe_file(skill.dir(), &entry.path, entry.bytes),
             EntryKind::NestedSkill => SubFile {
                 description: read_text(&entry.absolute)
                     .ok()
@@ -153,13 +153,16 @@ fn sub_files(catalog: &Catalog, skill: &Skill) -> (Vec<SubFile>, bool) {
     (files, listing.truncated)
 }
 
-fn describe_file(relative: &str, path: &Path, bytes: u64) -> SubFile {
+/// Describe the file `relative` of the skill folder `dir`, opened inside
+/// that folder (`contain`), as every read of a skill's files is.
+fn describe_file(dir: &Path, relative: &str, bytes: u64) -> SubFile {
+    let path = &dir.join(relative);
+    let head = read_head(dir, relative, 8192);
     let relative = relative.to_string();
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let head = read_head(path, 8192);
     let binary = head.contains(&0);
     let mut kind = if binary {
         SubFileKind::Binary
@@ -178,7 +181,9 @@ fn describe_file(relative: &str, path: &Path, bytes: u64) -> SubFile {
     let (tokens, estimated) = if binary {
         (None, false)
     } else if bytes <= EXACT_TOKENS_MAX_BYTES {
-        match read_text(path) {
+        match super::contain::read_inside(dir, &relative, EXACT_TOKENS_MAX_BYTES)
+            .map(|bytes| parse::decode(&bytes).0.into_owned())
+        {
             Ok(text) => {
                 if kind == SubFileKind::Markdown {
                     if let Some(d) = parse::frontmatter::description_of(&text) {
@@ -203,11 +208,12 @@ fn describe_file(relative: &str, path: &Path, bytes: u64) -> SubFile {
     }
 }
 
-fn read_head(path: &Path, limit: u64) -> Vec<u8> {
-    use std::io::Read;
-    let mut buffer = Vec::new();
-    if let Ok(file) = std::fs::File::open(path) {
-        let _ = file.take(limit).read_to_end(&mut buffer);
-    }
-    buffer
+fn read_head(dir: &Path, relative: &str, limit: u64) -> Vec<u8> {
+    let opened = super::contain::Folder::open(dir)
+        .ok()
+        .and_then(|folder| folder.open_path(relative).ok())
+        .filter(|opened| opened.kind == super::contain::OpenedKind::File);
+    opened
+        .and_then(|opened| super::contain::read_at_most(opened.file, limit).ok())
+        .unwrap_or_default()
 }
