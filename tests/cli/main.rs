@@ -2,6 +2,7 @@
 //! folders. One test binary, one module per area.
 
 mod bad_input;
+mod budget;
 mod catalog;
 mod config;
 mod disclosure;

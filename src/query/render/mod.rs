@@ -3,19 +3,35 @@
 //!
 //! Rendering is a pure function of the catalog and the options, so the same
 //! catalog gives the same bytes. When the full directory does not fit the
-//! budget, the fitting goes in three stages, each only as far as needed:
-//! 1. shorten descriptions fairly — one common length cap, so long ones lose
-//!    text first and short ones keep theirs (marked with `…`);
-//! 2. collapse whole namespaces, largest first, into one line each (name,
-//!    description, skill count, folder);
-//! 3. merge collapsed namespaces into their parent folders, and as a last
-//!    resort list only as many groups as fit.
+//! budget, the fitting (`fit.rs`) walks down one ladder of ever cheaper
+//! forms and stops at the first that fits, so the budget is spent, not
+//! wasted:
+//! 1. cheaper paths: the common folder stated once and each path relative
+//!    to it, then no paths at all (`read NAME` reaches every skill);
+//! 2. descriptions shortened fairly — one common length cap, cut at a word
+//!    boundary and marked `…`, so long ones lose text first — down to a
+//!    short gist;
+//! 3. name-only lines, for the skills last in the keep order first;
+//! 4. only then part of the catalog collapsed: the skills first in the keep
+//!    order are named, the rest counted under their namespace's heading,
+//!    and when even the headings do not fit, only the largest namespaces
+//!    keep one.
+//!
+//! Which skills keep their lines follows the keep order: pinned skills
+//! (`pinned:` in `skilldex.yaml`) in the order written, then shallower
+//! skills before nested ones, shorter names before longer, then by name.
+//! Each step of the ladder names at least as many skills as the one below
+//! it, so more budget never names fewer skills.
 //!
 //! Whenever anything is not shown, the text ends with a line telling the
-//! agent how to reach it, so no skill is silently unreachable.
+//! agent how to reach it — with the command as it runs, global flags
+//! included — so no skill is silently unreachable.
 //!
 //! The text is written for a model to act on: no revisions, token counts or
 //! other engine internals appear in it. Those go to `RenderedDirectory`.
+
+mod compose;
+mod fit;
 
 use crate::catalog::{read_text, Catalog};
 use crate::model::Skill;
@@ -29,8 +45,8 @@ use std::path::{Component, Path, PathBuf};
 /// boundary, marked with `…`).
 pub const MAX_DESCRIPTION_BYTES: usize = 1024;
 
-/// Descriptions are not shortened below this many characters; past that,
-/// namespaces are collapsed instead.
+/// Descriptions are not shortened below this many characters (the gist);
+/// past that, lines lose their descriptions instead.
 pub const MIN_DESCRIPTION_CHARS: usize = 48;
 
 /// Bodies are inlined by `--mode auto` only for this many skills or fewer.
@@ -110,14 +126,6 @@ impl Budget {
             Budget::Chars(_) => text.chars().count(),
         }
     }
-
-    /// A cost no smaller than the exact one, computed without a tokenizer.
-    fn cost_upper_bound(self, text: &str) -> usize {
-        match self {
-            Budget::Tokens(_) => tokens::upper_bound(text),
-            Budget::Chars(_) => text.chars().count(),
-        }
-    }
 }
 
 /// How the closing line tells the agent to reach skills not shown.
@@ -142,6 +150,13 @@ pub struct RenderOptions {
     /// Fill only the counts of the report (`skills` and `collapsed` stay
     /// empty): for callers that print the text and need no per-skill data.
     pub counts_only: bool,
+    /// Skill names, ids or `namespace/name`s that keep their lines before
+    /// any other, in this order (`pinned:` of the configuration).
+    pub pinned: Vec<String>,
+    /// The command, with the flags that chose the catalog, that the closing
+    /// line and the instructions tell the agent to run (`skilldex --root
+    /// X`); empty means `skilldex`.
+    pub command: String,
 }
 
 /// One skill as the directory shows it.
@@ -169,10 +184,13 @@ pub struct ShownNamespace {
     pub description: String,
     /// Number of skills in it.
     pub skills: usize,
-    /// True when its skills are not listed one by one.
+    /// True when some of its skills are not listed one by one.
     pub collapsed: bool,
-    /// False when even its one-line summary did not fit.
+    /// False when it has no heading of its own (its skills, if any are
+    /// named, are listed under "Other namespaces").
     pub listed: bool,
+    /// Number of its skills named one by one.
+    pub named: usize,
     pub path: Option<String>,
 }
 
@@ -192,6 +210,8 @@ pub struct RenderedDirectory {
     pub collapsed_count: usize,
     /// Number of shown descriptions that were shortened.
     pub shortened: usize,
+    /// Number of skills named without a description.
+    pub name_only: usize,
     /// Cost of `text` in the budget's unit (0 when there is no budget and
     /// the cost was not needed).
     pub cost: usize,
@@ -209,33 +229,47 @@ struct Entry<'a> {
     capped: bool,
     chars: usize,
     path: Option<String>,
+    /// Position in the keep order: the skills of lowest rank are the last
+    /// to lose their descriptions and their lines.
+    rank: usize,
 }
 
-/// A namespace (or merged group) of entries.
-#[derive(Clone)]
+/// A namespace and its entries (indices into `Renderer::entries`, in
+/// catalog order).
 struct Group {
     label: String,
     description: String,
     entries: Vec<usize>,
     path: Option<String>,
+    /// Position in the order namespaces keep their heading when not every
+    /// heading fits: largest first.
+    heading_rank: usize,
 }
 
-/// What to show: which groups are expanded, and the description cap.
-#[derive(Clone)]
+/// How paths are shown, from the most to the least expensive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathForm {
+    /// As the options ask (absolute or relative to the base).
+    Given,
+    /// Relative to the folder all skills share, stated once.
+    Rooted,
+    /// None: `read NAME` reaches every skill.
+    Dropped,
+}
+
+/// One step of the ladder: what the directory shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Plan {
-    groups: Vec<Group>,
-    expanded: Vec<bool>,
-    /// Maximum description length in characters for expanded entries.
+    paths: PathForm,
+    /// Maximum description length in characters (`None`: as written).
     cap: Option<usize>,
-    /// Groups listed; groups past this index are only counted in the
-    /// closing line.
-    listed: usize,
-}
-
-impl Plan {
-    fn anything_hidden(&self) -> bool {
-        self.listed < self.groups.len() || self.expanded.iter().any(|e| !e)
-    }
+    /// The skills of rank below this are named one by one; the rest are
+    /// counted.
+    named: usize,
+    /// Of the named, those of rank below this keep a description.
+    described: usize,
+    /// Namespaces of heading rank below this have a heading.
+    headed: usize,
 }
 
 /// Render the directory of `catalog`.
@@ -245,12 +279,16 @@ pub fn render_directory(catalog: &Catalog, options: &RenderOptions) -> RenderedD
 }
 
 struct Renderer<'a> {
-    catalog: &'a Catalog,
     options: &'a RenderOptions,
     entries: Vec<Entry<'a>>,
-    namespace_groups: Vec<Group>,
+    groups: Vec<Group>,
     /// Format whose text the budget measures (JSON is measured as Markdown).
     text_format: Format,
+    /// The folder every shown path starts with (ending in `/`), when
+    /// stating it once saves something.
+    common_folder: Option<String>,
+    /// The command the text tells the agent to run.
+    command: String,
 }
 
 impl<'a> Renderer<'a> {
@@ -319,7 +357,7 @@ impl<'a> Renderer<'a> {
         };
         // Character counts only matter when a budget may shorten.
         let count_chars = options.budget.is_some();
-        let entries: Vec<Entry<'a>> = catalog
+        let mut entries: Vec<Entry<'a>> = catalog
             .skills()
             .iter()
             .map(|skill| {
@@ -341,13 +379,22 @@ impl<'a> Renderer<'a> {
                     capped,
                     path,
                     skill,
+                    rank: 0,
                 }
             })
             .collect();
-        let mut namespace_groups: Vec<Group> = Vec::new();
+        if options.budget.is_some() {
+            for (rank, index) in keep_order(&entries, &options.pinned)
+                .into_iter()
+                .enumerate()
+            {
+                entries[index].rank = rank;
+            }
+        }
+        let mut groups: Vec<Group> = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
             let namespace = &entry.skill.namespace;
-            match namespace_groups.last_mut() {
+            match groups.last_mut() {
                 Some(group) if entries[group.entries[0]].skill.namespace == *namespace => {
                     group.entries.push(index)
                 }
@@ -356,18 +403,19 @@ impl<'a> Renderer<'a> {
                         .namespace(namespace)
                         .map(|n| shown(&n.description, json))
                         .unwrap_or_default();
-                    namespace_groups.push(Group {
+                    groups.push(Group {
                         label: shown(namespace, json),
                         description,
                         entries: vec![index],
                         path: None,
+                        heading_rank: 0,
                     });
                 }
             }
         }
         // A namespace can span roots: its folder is the one in the root of
         // highest precedence (the one whose skills win name clashes).
-        for group in &mut namespace_groups {
+        for group in &mut groups {
             let first = group
                 .entries
                 .iter()
@@ -378,17 +426,44 @@ impl<'a> Renderer<'a> {
                 .and_then(|p| folder_path(p, options.paths, &base))
                 .map(|path| shown(&path, json));
         }
+        let mut by_size: Vec<usize> = (0..groups.len()).collect();
+        by_size.sort_by_key(|&g| (std::cmp::Reverse(groups[g].entries.len()), g));
+        for (rank, g) in by_size.into_iter().enumerate() {
+            groups[g].heading_rank = rank;
+        }
+        let common_folder = if options.budget.is_some() {
+            common_folder(entries.iter().filter_map(|e| e.path.as_deref()))
+        } else {
+            None
+        };
         let text_format = if options.format == Format::Json {
             Format::Markdown
         } else {
             options.format
         };
+        let command = if options.command.is_empty() {
+            "skilldex".to_string()
+        } else {
+            shown(&options.command, json)
+        };
         Renderer {
-            catalog,
             options,
             entries,
-            namespace_groups,
+            groups,
             text_format,
+            common_folder,
+            command,
+        }
+    }
+
+    /// The plan that shows everything.
+    fn full_plan(&self) -> Plan {
+        Plan {
+            paths: PathForm::Given,
+            cap: None,
+            named: self.entries.len(),
+            described: self.entries.len(),
+            headed: self.groups.len(),
         }
     }
 
@@ -405,14 +480,8 @@ impl<'a> Renderer<'a> {
             } else {
                 String::new()
             };
-            let plan = Plan {
-                groups: Vec::new(),
-                expanded: Vec::new(),
-                cap: None,
-                listed: 0,
-            };
             let cost = budget.map_or(0, |b| b.cost(&text));
-            return self.report(Mode::Directory, &plan, text, cost, true);
+            return self.report(Mode::Directory, &self.full_plan(), text, cost, true);
         }
         let mut mode = self.pick_mode();
         if mode == Mode::Full {
@@ -422,20 +491,29 @@ impl<'a> Renderer<'a> {
             // The bodies do not fit: the directory it is.
             mode = Mode::Directory;
         }
-        let full_plan = Plan {
-            expanded: vec![mode != Mode::Namespaces; self.namespace_groups.len()],
-            groups: self.namespace_groups.clone(),
-            cap: None,
-            listed: self.namespace_groups.len(),
-        };
-        let (plan, text, cost, fits) = match budget {
+        let namespaces_only = mode == Mode::Namespaces;
+        let fitted = match budget {
             None => {
-                let text = self.compose(&full_plan, self.text_format);
-                (full_plan, text, 0, true)
+                let plan = if namespaces_only {
+                    Plan {
+                        named: 0,
+                        described: 0,
+                        ..self.full_plan()
+                    }
+                } else {
+                    self.full_plan()
+                };
+                let text = self.compose(&plan);
+                fit::Fitted {
+                    plan,
+                    text,
+                    cost: 0,
+                    fits: true,
+                }
             }
-            Some(budget) => self.fit(full_plan, budget),
+            Some(budget) => self.fit(budget, namespaces_only),
         };
-        self.report(mode, &plan, text, cost, fits)
+        self.report(mode, &fitted.plan, fitted.text, fitted.cost, fitted.fits)
     }
 
     fn pick_mode(&self) -> Mode {
@@ -530,461 +608,7 @@ impl<'a> Renderer<'a> {
             }
             None => 0,
         };
-        let plan = Plan {
-            groups: self.namespace_groups.clone(),
-            expanded: vec![true; self.namespace_groups.len()],
-            cap: None,
-            listed: self.namespace_groups.len(),
-        };
-        Some(self.report(Mode::Full, &plan, text, cost, true))
-    }
-
-    /// Find the largest plan that fits `budget`, following the stages in the
-    /// module docs. Returns the plan, its text, its exact cost and whether
-    /// it fits.
-    fn fit(&self, plan: Plan, budget: Budget) -> (Plan, String, usize, bool) {
-        let limit = budget.limit();
-        let text = self.compose(&plan, self.text_format);
-        // Cheap acceptance: the upper bound already fits.
-        if plan.expanded.iter().all(|e| *e) && budget.cost_upper_bound(&text) <= limit {
-            let cost = budget.cost(&text);
-            return (plan, text, cost, true);
-        }
-        // Stage 1: shorten descriptions, if even the floor might fit.
-        if plan.expanded.iter().all(|e| *e) {
-            let floor = Plan {
-                cap: Some(MIN_DESCRIPTION_CHARS),
-                ..plan.clone()
-            };
-            let floor_text = self.compose(&floor, self.text_format);
-            if budget.cost_lower_bound(&floor_text) <= limit {
-                let cost = budget.cost(&text);
-                if cost <= limit {
-                    return (plan, text, cost, true);
-                }
-                if let Some(found) = self.shorten(&plan, budget) {
-                    return found;
-                }
-            }
-        }
-        // Stage 2: collapse namespaces, largest first.
-        // Stage 2, with `--mode namespaces` only checks that the collapsed
-        // form fits: that mode never lists skills one by one.
-        let expand = plan.expanded.iter().any(|e| *e);
-        if let Some(found) = self.collapse(budget, expand) {
-            return found;
-        }
-        // Stage 3: merge into parent folders, then cut the list.
-        self.merge_and_cut(budget)
-    }
-
-    /// Water-fill: the largest common description cap that fits.
-    fn shorten(&self, plan: &Plan, budget: Budget) -> Option<(Plan, String, usize, bool)> {
-        let longest = self.entries.iter().map(|e| e.chars).max().unwrap_or(0);
-        let (mut low, mut high) = (MIN_DESCRIPTION_CHARS, longest);
-        let mut best = None;
-        // Binary search over the cap with exact costs of the whole text;
-        // each probe costs one count of a text close to the budget's size.
-        while low <= high {
-            let middle = low + (high - low) / 2;
-            let candidate = Plan {
-                cap: Some(middle),
-                ..plan.clone()
-            };
-            let text = self.compose(&candidate, self.text_format);
-            let cost = budget.cost(&text);
-            if cost <= budget.limit() {
-                best = Some((candidate, text, cost, true));
-                low = middle + 1;
-            } else {
-                if middle == 0 {
-                    break;
-                }
-                high = middle - 1;
-            }
-        }
-        best
-    }
-
-    /// Collapse namespaces largest-first until the rest fits with
-    /// descriptions at the floor, then give the freed room back to the
-    /// descriptions that remain.
-    fn collapse(&self, budget: Budget, expand: bool) -> Option<(Plan, String, usize, bool)> {
-        let groups = self.namespace_groups.clone();
-        let count = groups.len();
-        let all_collapsed = Plan {
-            expanded: vec![false; count],
-            groups,
-            cap: Some(MIN_DESCRIPTION_CHARS),
-            listed: count,
-        };
-        let text = self.compose(&all_collapsed, self.text_format);
-        let cost = budget.cost(&text);
-        if cost > budget.limit() {
-            return None;
-        }
-        // Expanding in the reverse of the collapse order (smallest first)
-        // and stopping at the first that does not fit is the same as
-        // collapsing largest first until it fits.
-        let mut order: Vec<usize> = (0..count).collect();
-        order.sort_by(|&a, &b| {
-            let (ga, gb) = (&all_collapsed.groups[a], &all_collapsed.groups[b]);
-            (ga.entries.len(), &ga.label).cmp(&(gb.entries.len(), &gb.label))
-        });
-        let mut best = (all_collapsed.clone(), text, cost);
-        let mut plan = all_collapsed;
-        for index in order.into_iter().filter(|_| expand) {
-            plan.expanded[index] = true;
-            let text = self.compose(&plan, self.text_format);
-            // Cheap rejection before the exact count.
-            if budget.cost_lower_bound(&text) > budget.limit() {
-                break;
-            }
-            let cost = budget.cost(&text);
-            if cost > budget.limit() {
-                break;
-            }
-            best = (plan.clone(), text, cost);
-        }
-        let (plan, text, cost) = best;
-        if plan.expanded.iter().any(|e| *e) {
-            if let Some(found) = self.shorten(&plan, budget) {
-                return Some(found);
-            }
-        }
-        Some((plan, text, cost, true))
-    }
-
-    /// Merge collapsed namespaces into parent folders, level by level; if
-    /// even the top level does not fit, list as many groups as fit.
-    fn merge_and_cut(&self, budget: Budget) -> (Plan, String, usize, bool) {
-        let deepest = self
-            .namespace_groups
-            .iter()
-            .map(|g| g.label.split('/').filter(|s| !s.is_empty()).count())
-            .max()
-            .unwrap_or(0);
-        let mut groups = self.namespace_groups.clone();
-        for depth in (1..deepest).rev() {
-            groups = self.merge_groups(&groups, depth);
-            let plan = Plan {
-                expanded: vec![false; groups.len()],
-                groups: groups.clone(),
-                cap: Some(MIN_DESCRIPTION_CHARS),
-                listed: groups.len(),
-            };
-            let text = self.compose(&plan, self.text_format);
-            let cost = budget.cost(&text);
-            if cost <= budget.limit() {
-                return (plan, text, cost, true);
-            }
-        }
-        // List as many top-level groups as fit (binary search on the count).
-        let count = groups.len();
-        let mut plan = Plan {
-            expanded: vec![false; count],
-            groups,
-            cap: Some(MIN_DESCRIPTION_CHARS),
-            listed: 0,
-        };
-        let (mut low, mut high) = (1, count);
-        let mut best_listed = 0;
-        while low <= high {
-            let middle = low + (high - low) / 2;
-            plan.listed = middle;
-            let text = self.compose(&plan, self.text_format);
-            if budget.cost(&text) <= budget.limit() {
-                best_listed = middle;
-                low = middle + 1;
-            } else {
-                high = middle - 1;
-            }
-        }
-        plan.listed = best_listed;
-        let text = self.compose(&plan, self.text_format);
-        let cost = budget.cost(&text);
-        let fits = cost <= budget.limit();
-        (plan, text, cost, fits)
-    }
-
-    /// Groups merged to their first `depth` folder components.
-    fn merge_groups(&self, groups: &[Group], depth: usize) -> Vec<Group> {
-        let mut merged: Vec<(Group, Vec<String>)> = Vec::new();
-        for group in groups {
-            let prefix: Vec<&str> = group
-                .label
-                .split('/')
-                .filter(|s| !s.is_empty())
-                .take(depth)
-                .collect();
-            let label = prefix.join("/");
-            let child = group.label.clone();
-            match merged.iter_mut().find(|(g, _)| g.label == label) {
-                Some((target, children)) => {
-                    target.entries.extend(group.entries.iter().copied());
-                    children.push(child);
-                }
-                None => {
-                    let path = group.path.as_ref().map(|p| {
-                        let extra =
-                            group.label.split('/').filter(|s| !s.is_empty()).count() - prefix.len();
-                        parent_folder_path(p, extra)
-                    });
-                    let description = self
-                        .catalog
-                        .namespace(&label)
-                        .map(|n| n.description.clone())
-                        .unwrap_or_default();
-                    merged.push((
-                        Group {
-                            label,
-                            description,
-                            entries: group.entries.clone(),
-                            path,
-                        },
-                        vec![child],
-                    ));
-                }
-            }
-        }
-        merged
-            .into_iter()
-            .map(|(mut group, children)| {
-                let mut names: Vec<&str> = children
-                    .iter()
-                    .filter(|c| **c != group.label)
-                    .map(|c| c.strip_prefix(&format!("{}/", group.label)).unwrap_or(c))
-                    .collect();
-                names.dedup();
-                let shown: Vec<&str> = names.iter().take(6).copied().collect();
-                let more = if names.len() > shown.len() {
-                    ", …"
-                } else {
-                    ""
-                };
-                if group.description.is_empty() {
-                    group.description =
-                        format!("{} namespaces: {}{more}.", names.len(), shown.join(", "));
-                } else if !names.is_empty() {
-                    let description = group.description.trim_end_matches('.').to_string();
-                    group.description =
-                        format!("{description} (also: {}{more}).", shown.join(", "));
-                }
-                group
-            })
-            .collect()
-    }
-
-    // ----- composing text -----
-
-    fn open(&self, text: &mut String) {
-        if self.text_format == Format::AgentsMd {
-            text.push_str("<!-- skilldex:begin -->\n");
-        }
-        text.push_str("## Skills\n\n");
-    }
-
-    fn close(&self, text: &mut String) {
-        if self.text_format == Format::AgentsMd {
-            text.push_str("<!-- skilldex:end -->\n");
-        }
-    }
-
-    fn intro(&self) -> &'static str {
-        match (self.options.paths, self.options.reach) {
-            (PathStyle::None, Reach::Cli) => {
-                "Skills are instructions for specific tasks. When a task matches a skill's description, read it with `skilldex read <name>` and follow it before you start; `skilldex read <name>/<file>` opens the files it mentions.\n"
-            }
-            (PathStyle::None, Reach::Mcp) => {
-                "Skills are instructions for specific tasks. When a task matches a skill's description, read it with the `read_skill` tool and follow it before you start.\n"
-            }
-            _ => {
-                "Skills are instructions for specific tasks. When a task matches a skill's description, read its SKILL.md (path in brackets) and follow it before you start; open the files it mentions only when you need them.\n"
-            }
-        }
-    }
-
-    fn reach_line(&self, plan: &Plan) -> Option<String> {
-        let hidden = plan.anything_hidden();
-        let shortened = plan.cap.is_some_and(|cap| {
-            plan.groups
-                .iter()
-                .zip(&plan.expanded)
-                .take(plan.listed)
-                .any(|(g, e)| *e && g.entries.iter().any(|&i| self.entries[i].chars > cap))
-        }) || self.entries.iter().any(|e| e.capped);
-        if !hidden && !shortened {
-            return None;
-        }
-        let mut line = String::new();
-        if hidden {
-            let unlisted_groups = plan.groups.len() - plan.listed;
-            let hidden_skills: usize = plan
-                .groups
-                .iter()
-                .zip(&plan.expanded)
-                .enumerate()
-                .filter(|(i, (_, e))| *i >= plan.listed || !**e)
-                .map(|(_, (g, _))| g.entries.len())
-                .sum();
-            let noun = if hidden_skills == 1 {
-                "skill is"
-            } else {
-                "skills are"
-            };
-            if plan.listed == 0 {
-                let _ = write!(
-                    line,
-                    "{hidden_skills} {noun} available in {unlisted_groups} namespaces. To find one, "
-                );
-            } else if unlisted_groups > 0 {
-                let _ = write!(
-                    line,
-                    "{hidden_skills} more {noun} not listed one by one, {unlisted_groups} namespaces not at all. To find one, "
-                );
-            } else {
-                let _ = write!(
-                    line,
-                    "{hidden_skills} more {noun} not listed one by one. To find one, "
-                );
-            }
-            match (self.options.reach, unlisted_groups > 0) {
-                (Reach::Cli, true) => line.push_str(
-                    "search with `skilldex search \"<what you need>\"`, or run `skilldex list` to see every namespace, then `skilldex list --namespace <name>`",
-                ),
-                (Reach::Cli, false) => {
-                    line.push_str("search with `skilldex search \"<what you need>\"` or list a namespace with `skilldex list --namespace <name>`");
-                    if self.options.paths != PathStyle::None {
-                        line.push_str(", or open the namespace folder and read the SKILL.md files in it");
-                    }
-                }
-                (Reach::Mcp, _) => line.push_str(
-                    "call the `search_skills` tool with what you need, then `read_skill` with its name",
-                ),
-            }
-            line.push('.');
-        }
-        if shortened {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(
-                "Descriptions ending in … are shortened; the skill's file has the full text.",
-            );
-        }
-        Some(line)
-    }
-
-    /// The directory text of `plan` in `format` (Markdown, AGENTS.md or XML).
-    fn compose(&self, plan: &Plan, format: Format) -> String {
-        let mut text = String::with_capacity(128 + self.entries.len() * 160);
-        if format == Format::Xml {
-            self.compose_xml(plan, &mut text);
-            return text;
-        }
-        self.open(&mut text);
-        // With nothing listed the instructions have nothing to refer to:
-        // the closing line alone says how to reach the skills.
-        if plan.listed > 0 {
-            text.push_str(self.intro());
-        }
-        let headings = plan.groups.len() > 1
-            || plan.groups.first().is_some_and(|g| !g.label.is_empty())
-            || plan.expanded.iter().any(|e| !e);
-        for (index, group) in plan.groups.iter().enumerate().take(plan.listed) {
-            let expanded = plan.expanded[index];
-            if headings {
-                let label = if group.label.is_empty() {
-                    "Top level"
-                } else {
-                    &group.label
-                };
-                let _ = write!(text, "\n### {label}");
-                if !group.description.is_empty() {
-                    let (description, _) = shorten(
-                        &group.description,
-                        plan.cap.unwrap_or(usize::MAX).max(MIN_DESCRIPTION_CHARS),
-                    );
-                    let _ = write!(text, ": {description}");
-                }
-                if !expanded {
-                    let count = group.entries.len();
-                    let noun = if count == 1 { "skill" } else { "skills" };
-                    let _ = write!(text, " ({count} {noun}, not listed");
-                    if let Some(path) = &group.path {
-                        let _ = write!(text, "; folder `{path}`");
-                    }
-                    text.push(')');
-                }
-                text.push('\n');
-            } else {
-                text.push('\n');
-            }
-            if expanded {
-                for &i in &group.entries {
-                    self.markdown_entry(&mut text, &self.entries[i], plan.cap);
-                }
-            }
-        }
-        if let Some(line) = self.reach_line(plan) {
-            if plan.listed > 0 {
-                text.push('\n');
-            }
-            let _ = writeln!(text, "{line}");
-        }
-        self.close(&mut text);
-        text
-    }
-
-    fn markdown_entry(&self, text: &mut String, entry: &Entry<'_>, cap: Option<usize>) {
-        let (description, _) = shorten(&entry.description, cap.unwrap_or(usize::MAX));
-        markdown_line(text, &entry.skill.id, &description, entry.path.as_deref());
-    }
-
-    fn compose_xml(&self, plan: &Plan, text: &mut String) {
-        text.push_str("<available_skills>\n");
-        for (index, group) in plan.groups.iter().enumerate().take(plan.listed) {
-            if plan.expanded[index] {
-                for &i in &group.entries {
-                    let entry = &self.entries[i];
-                    let (description, _) =
-                        shorten(&entry.description, plan.cap.unwrap_or(usize::MAX));
-                    let _ = write!(
-                        text,
-                        "<skill>\n<name>{}</name>\n<description>{}</description>\n",
-                        escape_xml(&entry.skill.id),
-                        escape_xml(&description)
-                    );
-                    if let Some(path) = &entry.path {
-                        let _ = writeln!(text, "<location>{}</location>", escape_xml(path));
-                    }
-                    text.push_str("</skill>\n");
-                }
-            } else {
-                let (description, _) = shorten(
-                    &group.description,
-                    MIN_DESCRIPTION_CHARS.max(plan.cap.unwrap_or(0)),
-                );
-                let _ = write!(
-                    text,
-                    "<namespace name=\"{}\" skills=\"{}\"",
-                    escape_xml(if group.label.is_empty() {
-                        "."
-                    } else {
-                        &group.label
-                    }),
-                    group.entries.len()
-                );
-                if let Some(path) = &group.path {
-                    let _ = write!(text, " location=\"{}\"", escape_xml(path));
-                }
-                let _ = writeln!(text, ">{}</namespace>", escape_xml(&description));
-            }
-        }
-        if let Some(line) = self.reach_line(plan) {
-            let _ = writeln!(text, "<note>{}</note>", escape_xml(&line));
-        }
-        text.push_str("</available_skills>\n");
+        Some(self.report(Mode::Full, &self.full_plan(), text, cost, true))
     }
 
     fn report(
@@ -1000,22 +624,27 @@ impl<'a> Renderer<'a> {
         let mut collapsed = Vec::new();
         let mut namespaces = Vec::new();
         let mut shortened_count = 0;
+        let mut name_only = 0;
         let mut listed_count = 0;
         let mut collapsed_count = 0;
-        for (index, group) in plan.groups.iter().enumerate() {
-            let listed = index < plan.listed;
-            let expanded = listed && plan.expanded[index];
+        for group in &self.groups {
+            let named_here = group
+                .entries
+                .iter()
+                .filter(|&&i| self.entries[i].rank < plan.named)
+                .count();
             namespaces.push(ShownNamespace {
                 name: group.label.clone(),
                 description: group.description.clone(),
                 skills: group.entries.len(),
-                collapsed: !expanded,
-                listed,
+                collapsed: named_here < group.entries.len(),
+                listed: group.heading_rank < plan.headed,
+                named: named_here,
                 path: group.path.clone(),
             });
             for &i in &group.entries {
                 let entry = &self.entries[i];
-                if !expanded {
+                if entry.rank >= plan.named {
                     collapsed_count += 1;
                     if !self.options.counts_only {
                         collapsed.push(entry.skill.id.clone());
@@ -1023,15 +652,24 @@ impl<'a> Renderer<'a> {
                     continue;
                 }
                 listed_count += 1;
-                let shortened = entry.capped || plan.cap.is_some_and(|cap| entry.chars > cap);
+                let described = entry.rank < plan.described;
+                let shortened =
+                    described && (entry.capped || plan.cap.is_some_and(|cap| entry.chars > cap));
                 shortened_count += usize::from(shortened);
+                name_only += usize::from(!described);
                 if self.options.counts_only {
                     continue;
                 }
-                let (description, _) = shorten(&entry.description, plan.cap.unwrap_or(usize::MAX));
+                let description = if described {
+                    shorten(&entry.description, plan.cap.unwrap_or(usize::MAX))
+                        .0
+                        .into_owned()
+                } else {
+                    String::new()
+                };
                 let tokens = if json {
                     let mut line = String::new();
-                    self.markdown_entry(&mut line, entry, plan.cap);
+                    self.entry_line(&mut line, entry, plan);
                     tokens::count(&line)
                 } else {
                     0
@@ -1040,8 +678,8 @@ impl<'a> Renderer<'a> {
                     id: entry.skill.id.clone(),
                     name: entry.skill.name.clone(),
                     namespace: entry.skill.namespace.clone(),
-                    description: description.into_owned(),
-                    path: entry.path.clone(),
+                    description,
+                    path: self.shown_path(entry, plan).map(str::to_string),
                     tokens,
                     shortened,
                     hash: version_of(entry.skill),
@@ -1063,11 +701,74 @@ impl<'a> Renderer<'a> {
             listed_count,
             collapsed_count,
             shortened: shortened_count,
+            name_only,
             cost,
             budget: self.options.budget,
             fits,
         }
     }
+}
+
+/// Indices of `entries` in keep order: pinned skills in the order pinned,
+/// then shallower before nested, shorter ids before longer, then by id.
+fn keep_order(entries: &[Entry<'_>], pinned: &[String]) -> Vec<usize> {
+    let pin = |skill: &Skill| -> usize {
+        if pinned.is_empty() {
+            return usize::MAX;
+        }
+        pinned
+            .iter()
+            .position(|p| {
+                *p == skill.id
+                    || *p == skill.name
+                    || p.strip_prefix(skill.namespace.as_str())
+                        .and_then(|rest| rest.strip_prefix('/'))
+                        == Some(skill.name.as_str())
+            })
+            .unwrap_or(usize::MAX)
+    };
+    let mut keys: Vec<(usize, usize, usize, &str, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let skill = entry.skill;
+            let depth = skill.namespace.split('/').filter(|s| !s.is_empty()).count();
+            (
+                pin(skill),
+                depth,
+                skill.id.chars().count(),
+                skill.id.as_str(),
+                index,
+            )
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k.4).collect()
+}
+
+/// The longest folder (ending in `/`) that every path starts with, when it
+/// is long enough that stating it once saves something.
+fn common_folder<'t>(mut paths: impl Iterator<Item = &'t str>) -> Option<String> {
+    let first = paths.next()?;
+    let mut common = &first[..first.rfind('/').map_or(0, |i| i + 1)];
+    for path in paths {
+        let same = common
+            .bytes()
+            .zip(path.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if same < common.len() {
+            let folder = common.as_bytes()[..same]
+                .iter()
+                .rposition(|&b| b == b'/')
+                .map_or(0, |i| i + 1);
+            common = &common[..folder];
+        }
+        if common.is_empty() {
+            return None;
+        }
+    }
+    (common.chars().count() > 2).then(|| common.to_string())
 }
 
 /// One skill's line of the Markdown directory.
@@ -1129,6 +830,7 @@ pub fn to_json(catalog: &Catalog, rendered: &RenderedDirectory) -> serde_json::V
         "namespaces": rendered.namespaces,
         "collapsed": rendered.collapsed,
         "shortened": rendered.shortened,
+        "name_only": rendered.name_only,
     })
 }
 
@@ -1212,17 +914,6 @@ fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
         }
         p
     })
-}
-
-/// `path` with `levels` trailing folders removed (keeps the trailing `/`).
-fn parent_folder_path(path: &str, levels: usize) -> String {
-    let mut p = PathBuf::from(path.trim_end_matches('/'));
-    for _ in 0..levels {
-        p.pop();
-    }
-    let mut s = p.to_string_lossy().into_owned();
-    s.push('/');
-    s
 }
 
 fn is_normal(path: &Path) -> bool {
