@@ -32,6 +32,14 @@
 
 mod compose;
 mod fit;
+mod paths;
+mod text;
+
+pub use paths::display_path;
+pub(crate) use paths::normalize;
+use paths::{folder_path, is_normal};
+use text::cap_bytes;
+pub use text::{escape_xml, shorten};
 
 use crate::catalog::{read_text, Catalog};
 use crate::model::Skill;
@@ -39,7 +47,7 @@ use crate::tokens;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 /// Descriptions are never longer than this in a directory (at a character
 /// boundary, marked with `…`).
@@ -832,173 +840,4 @@ pub fn to_json(catalog: &Catalog, rendered: &RenderedDirectory) -> serde_json::V
         "shortened": rendered.shortened,
         "name_only": rendered.name_only,
     })
-}
-
-/// `text` cut to at most `max` bytes at a character boundary, with `…`
-/// when cut. Returns whether it was cut.
-fn cap_bytes(text: &str, max: usize) -> (Cow<'_, str>, bool) {
-    if text.len() <= max {
-        return (Cow::Borrowed(text), false);
-    }
-    let ellipsis = '…'.len_utf8();
-    let mut end = max - ellipsis;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (Cow::Owned(format!("{}…", text[..end].trim_end())), true)
-}
-
-/// `text` cut to at most `max` characters (the `…` included), preferring a
-/// word boundary near the end.
-pub fn shorten(text: &str, max: usize) -> (Cow<'_, str>, bool) {
-    if max == usize::MAX || text.chars().count() <= max {
-        return (Cow::Borrowed(text), false);
-    }
-    let keep = max.saturating_sub(1);
-    let cut = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
-    let mut head = &text[..cut];
-    // Prefer to cut at a space in the last fifth, so words stay whole.
-    if let Some(space) = head.rfind(' ') {
-        if space >= head.len() - head.len() / 5 {
-            head = &head[..space];
-        }
-    }
-    let head =
-        head.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-'));
-    (Cow::Owned(format!("{head}…")), true)
-}
-
-pub fn escape_xml(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// How a file path is shown under `style`.
-pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
-    match style {
-        PathStyle::None => None,
-        PathStyle::Absolute if path.is_absolute() && is_normal(path) => {
-            Some(path.to_string_lossy().into_owned())
-        }
-        PathStyle::Absolute => Some(
-            std::path::absolute(path)
-                .map(|p| normalize(&p))
-                .unwrap_or_else(|_| path.to_path_buf())
-                .to_string_lossy()
-                .into_owned(),
-        ),
-        PathStyle::Relative => Some(relative_to(path, base).to_string_lossy().into_owned()),
-    }
-}
-
-fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
-    display_path(path, style, base).map(|mut p| {
-        if p.is_empty() {
-            p.push('.');
-        }
-        if !p.ends_with('/') {
-            p.push('/');
-        }
-        p
-    })
-}
-
-fn is_normal(path: &Path) -> bool {
-    path.components()
-        .all(|c| !matches!(c, Component::CurDir | Component::ParentDir))
-}
-
-/// Remove `.` and resolve `..` lexically.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// `path` relative to `base` (both made absolute lexically).
-fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    let path = normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
-    let base = normalize(&std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf()));
-    let path_parts: Vec<Component> = path.components().collect();
-    let base_parts: Vec<Component> = base.components().collect();
-    let common = path_parts
-        .iter()
-        .zip(&base_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return path;
-    }
-    let mut out = PathBuf::new();
-    for _ in common..base_parts.len() {
-        out.push("..");
-    }
-    for part in &path_parts[common..] {
-        out.push(part);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shorten_prefers_word_boundaries() {
-        let (s, cut) = shorten("Fill in PDF forms from structured data quickly", 20);
-        assert!(cut);
-        assert!(s.chars().count() <= 20, "{s}");
-        assert!(s.ends_with('…'));
-        assert_eq!(shorten("short", 20), (Cow::Borrowed("short"), false));
-        assert_eq!(shorten("exactly", 7), (Cow::Borrowed("exactly"), false));
-    }
-
-    #[test]
-    fn cap_bytes_respects_char_boundaries() {
-        let text = "技".repeat(500); // 1,500 bytes
-        let (capped, cut) = cap_bytes(&text, MAX_DESCRIPTION_BYTES);
-        assert!(cut);
-        assert!(capped.len() <= MAX_DESCRIPTION_BYTES);
-        assert!(capped.ends_with('…'));
-    }
-
-    #[test]
-    fn relative_paths() {
-        assert_eq!(
-            relative_to(Path::new("/a/b/c/SKILL.md"), Path::new("/a/b")),
-            PathBuf::from("c/SKILL.md")
-        );
-        assert_eq!(
-            relative_to(Path::new("/a/x/SKILL.md"), Path::new("/a/b")),
-            PathBuf::from("../x/SKILL.md")
-        );
-    }
-
-    #[test]
-    fn xml_escaping() {
-        assert_eq!(escape_xml("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
-    }
 }
