@@ -1046,9 +1046,13 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let settings = parse(
-            "roots: [skills, ~/more]\ndisabled:\n  - pdf\nenabled: [x]\nbudget_tokens: 2000\nformat: xml\n",
+            "roots: [skills, ~/more]\ndisabled:\n  - pdf\nenabled: [x]\nbudget_tokens: 2000\nformat: xml\npinned: [code-review, dev/git-bisect]\n",
         )
         .unwrap();
+        assert_eq!(
+            settings.pinned.unwrap(),
+            vec!["code-review", "dev/git-bisect"]
+        );
         assert_eq!(settings.roots.unwrap(), vec!["skills", "~/more"]);
         assert_eq!(settings.disabled, vec!["pdf"]);
         assert_eq!(settings.budget_tokens, Some(2000));

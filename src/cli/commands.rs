@@ -136,6 +136,15 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     );
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let rendered = query::render_directory(&catalog, &options);
+    if !cli.global.quiet {
+        for name in options
+            .pinned
+            .iter()
+            .filter(|n| !catalog.names_any_skill(n))
+        {
+            say!("skilldex: warning: `pinned` names `{name}`, which matches no skill — check the spelling (`skilldex list` shows the skills)");
+        }
+    }
     if format == Format::Json {
         write_json(&render::to_json(&catalog, &rendered))?;
     } else {

@@ -721,18 +721,9 @@ impl<'a> Renderer<'a> {
 /// then shallower before nested, shorter ids before longer, then by id.
 fn keep_order(entries: &[Entry<'_>], pinned: &[String]) -> Vec<usize> {
     let pin = |skill: &Skill| -> usize {
-        if pinned.is_empty() {
-            return usize::MAX;
-        }
         pinned
             .iter()
-            .position(|p| {
-                *p == skill.id
-                    || *p == skill.name
-                    || p.strip_prefix(skill.namespace.as_str())
-                        .and_then(|rest| rest.strip_prefix('/'))
-                        == Some(skill.name.as_str())
-            })
+            .position(|entry| crate::config::names_skill(entry, skill))
             .unwrap_or(usize::MAX)
     };
     let mut keys: Vec<(usize, usize, usize, &str, usize)> = entries
