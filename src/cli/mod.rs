@@ -18,6 +18,15 @@ macro_rules! say {
     }};
 }
 
+/// `say!` for a message that mentions a command without suggesting it
+/// (`a running \`skilldex watch\` vouches`): printed as it is.
+macro_rules! say_verbatim {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod commands;
 mod search;
 mod serve;
@@ -528,7 +537,7 @@ fn name_catalog(
         Ok(catalog) => {
             if verbose && lookup.vouched {
                 let skill = catalog.skills().first().map_or("", |s| s.id.as_str());
-                say!(
+                say_verbatim!(
                     "skilldex: name index: current, as a running `skilldex watch` vouches ({} paths watched), skill {} read from its file ({:.1} ms)",
                     lookup.of,
                     crate::model::printable(skill),

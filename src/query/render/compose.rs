@@ -35,7 +35,7 @@ impl Renderer<'_> {
     }
 
     /// The path of `entry` as `plan` shows it.
-    pub(super) fn shown_path<'e>(&self, entry: &'e Entry<'_>, plan: &Plan) -> Option<&'e str> {
+    fn shown_path<'e>(&self, entry: &'e Entry<'_>, plan: &Plan) -> Option<&'e str> {
         let path = entry.path.as_deref()?;
         match (plan.paths, &self.common_folder) {
             (PathForm::Given, _) => Some(path),

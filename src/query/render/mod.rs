@@ -687,7 +687,12 @@ impl<'a> Renderer<'a> {
                     name: entry.skill.name.clone(),
                     namespace: entry.skill.namespace.clone(),
                     description,
-                    path: self.shown_path(entry, plan).map(str::to_string),
+                    // The whole path, also where the text states the
+                    // common folder once; none where the text shows none.
+                    path: match plan.paths {
+                        PathForm::Dropped => None,
+                        _ => entry.path.clone(),
+                    },
                     tokens,
                     shortened,
                     hash: version_of(entry.skill),
