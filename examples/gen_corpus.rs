@@ -1,6 +1,9 @@
 //! Synthetic skill corpus for the skilldex benchmarks (`benches/render.sh`).
 //!
-//! Usage: `cargo run --release --example gen_corpus -- OUT_DIR COUNT [--force]`
+//! Usage: `cargo run --release --example gen_corpus -- OUT_DIR COUNT [--force] [--namespaces N]`
+//!
+//! `--namespaces N` spreads the skills over the first N namespace folders of
+//! the layout only (the issue's "100k skills in 50 namespaces").
 //!
 //! Writes COUNT skills under OUT_DIR, laid out the way real catalogs are:
 //! `OUT/<area>/<team>/skills/<name>/SKILL.md` (and one level deeper,
@@ -32,10 +35,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const SEED: u64 = 0x5eed_c0de_2b1d_0001;
-const USAGE: &str = "usage: gen_corpus OUT_DIR COUNT [--force]\n\
+const USAGE: &str = "usage: gen_corpus OUT_DIR COUNT [--force] [--namespaces N]\n\
     \n\
     Writes COUNT synthetic skills under OUT_DIR (deterministic for a given COUNT).\n\
-    OUT_DIR must be absent or empty; --force deletes and recreates it.";
+    OUT_DIR must be absent or empty; --force deletes and recreates it.\n\
+    --namespaces N uses only the first N namespace folders.";
 
 // ---------------------------------------------------------------------------
 // Vocabulary. Single lowercase ASCII words only in NOUNS and NAME_VERBS: they
@@ -1230,8 +1234,11 @@ fn prepare_out_dir(out: &Path, force: bool) -> Result<(), String> {
     mkdir(out).map_err(|e| e.to_string())
 }
 
-fn generate(out: &Path, count: usize) -> io::Result<(Totals, usize)> {
+fn generate(out: &Path, count: usize, limit: Option<usize>) -> io::Result<(Totals, usize)> {
     let mut namespaces = layout();
+    if let Some(limit) = limit {
+        namespaces.truncate(limit.max(1));
+    }
     let mut totals = Totals::default();
     let mut skills_dirs_made = vec![false; namespaces.len()];
     for n in 1..=count {
@@ -1275,10 +1282,24 @@ fn generate(out: &Path, count: usize) -> io::Result<(Totals, usize)> {
 
 fn main() -> ExitCode {
     let mut force = false;
+    let mut limit = None;
     let mut positional = Vec::new();
-    for arg in env::args_os().skip(1) {
+    let mut args = env::args_os().skip(1);
+    while let Some(arg) = args.next() {
         match arg.to_str() {
             Some("--force") | Some("-f") => force = true,
+            Some("--namespaces") => {
+                match args
+                    .next()
+                    .and_then(|v| v.to_str().and_then(|s| s.parse::<usize>().ok()))
+                {
+                    Some(n) if n > 0 => limit = Some(n),
+                    _ => {
+                        eprintln!("gen_corpus: --namespaces needs a positive integer\n\n{USAGE}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             Some("--help") | Some("-h") => {
                 eprintln!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -1309,7 +1330,7 @@ fn main() -> ExitCode {
         eprintln!("gen_corpus: {e}");
         return ExitCode::from(2);
     }
-    match generate(&out, count) {
+    match generate(&out, count, limit) {
         Ok((totals, namespaces)) => {
             eprintln!(
                 "gen_corpus: {count} skills in {namespaces} namespaces, {} files, {} bytes ({:.1} MiB) in {}",

@@ -10,8 +10,8 @@
 //! `SKILLDEX_CONFIG`) names the one file to read instead of the user and
 //! project files.
 //!
-//! Scalar keys (`roots`, `budget_tokens`, `format`) are taken from the
-//! highest layer that sets them. `disabled` and `enabled` accumulate: each
+//! Scalar keys (`roots`, `budget_tokens`, `format`, and the `pinned` list)
+//! are taken from the highest layer that sets them. `disabled` and `enabled` accumulate: each
 //! layer, from the lowest, adds its `disabled` names and then takes away its
 //! `enabled` names, so a project can re-enable what a user disabled.
 //!
@@ -98,6 +98,10 @@ pub struct FileSettings {
     /// Default `--format` of `render` (markdown, xml, json, agents-md).
     #[serde(default)]
     pub format: Option<String>,
+    /// Skills (names, ids or `namespace/name`) that keep their lines in a
+    /// budgeted directory before any other, in this order.
+    #[serde(default)]
+    pub pinned: Option<Vec<String>>,
 }
 
 /// One configuration file that was read.
@@ -159,6 +163,8 @@ pub struct Settings {
     pub disabled: BTreeSet<String>,
     pub budget_tokens: Option<usize>,
     pub format: Option<String>,
+    /// Skills that keep their lines first in a budgeted directory.
+    pub pinned: Vec<String>,
     /// The files read, lowest layer first.
     pub files: Vec<ConfigFile>,
     /// Names disabled by `SKILLDEX_DISABLED` (these cannot be persisted
@@ -326,6 +332,9 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
         }
         if settings_of_file.format.is_some() {
             settings.format = settings_of_file.format.clone();
+        }
+        if let Some(pinned) = &settings_of_file.pinned {
+            settings.pinned = pinned.clone();
         }
     }
     // The environment, above every file.
@@ -505,7 +514,7 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens and format",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format and pinned",
             );
         }
         // The library has no position for a key given twice: point at the
@@ -1119,9 +1128,13 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let settings = parse(
-            "roots: [skills, ~/more]\ndisabled:\n  - pdf\nenabled: [x]\nbudget_tokens: 2000\nformat: xml\n",
+            "roots: [skills, ~/more]\ndisabled:\n  - pdf\nenabled: [x]\nbudget_tokens: 2000\nformat: xml\npinned: [code-review, dev/git-bisect]\n",
         )
         .unwrap();
+        assert_eq!(
+            settings.pinned.unwrap(),
+            vec!["code-review", "dev/git-bisect"]
+        );
         assert_eq!(settings.roots.unwrap(), vec!["skills", "~/more"]);
         assert_eq!(settings.disabled, vec!["pdf"]);
         assert_eq!(settings.budget_tokens, Some(2000));

@@ -134,6 +134,15 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
     );
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let rendered = query::render_directory(&catalog, &options);
+    if !cli.global.quiet {
+        for name in options
+            .pinned
+            .iter()
+            .filter(|n| !catalog.names_any_skill(n))
+        {
+            say!("skilldex: warning: `pinned` names `{name}`, which matches no skill — check the spelling (`skilldex list` shows the skills)");
+        }
+    }
     if format == Format::Json {
         write_json(&render::to_json(&catalog, &rendered))?;
     } else {
@@ -164,15 +173,6 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if let Some(budget) = budget {
-            // Collapsed namespaces still shown as one line, and their skills;
-            // the skills of namespaces left out are not shown at all.
-            let lines: Vec<_> = rendered
-                .namespaces
-                .iter()
-                .filter(|n| n.collapsed && n.listed)
-                .collect();
-            let in_lines: usize = lines.iter().map(|n| n.skills).sum();
-            let unlisted = rendered.namespaces.iter().filter(|n| !n.listed).count();
             let mut parts = Vec::new();
             if rendered.shortened > 0 {
                 parts.push(format!(
@@ -180,23 +180,34 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
                     plural(rendered.shortened, "description", "descriptions")
                 ));
             }
-            if in_lines > 0 {
+            if rendered.name_only > 0 {
                 parts.push(format!(
-                    "{} shown only as {}",
-                    plural(in_lines, "skill", "skills"),
-                    plural(lines.len(), "namespace line", "namespace lines")
+                    "{} named without a description",
+                    plural(rendered.name_only, "skill", "skills")
                 ));
             }
-            if unlisted > 0 {
-                parts.push(format!(
-                    "{} left out with their {} (the closing line says how to list them)",
-                    plural(unlisted, "namespace", "namespaces"),
+            if rendered.collapsed_count > 0 {
+                let unlisted = rendered
+                    .namespaces
+                    .iter()
+                    .filter(|n| !n.listed && n.named == 0)
+                    .count();
+                let mut part = format!(
+                    "{} of {} named one by one, the rest counted",
+                    thousands(rendered.listed_count),
                     plural(
-                        rendered.collapsed_count.saturating_sub(in_lines),
+                        rendered.listed_count + rendered.collapsed_count,
                         "skill",
                         "skills"
                     )
-                ));
+                );
+                if unlisted > 0 {
+                    part.push_str(&format!(
+                        " ({} without a line of their own; the closing line says how to list them)",
+                        plural(unlisted, "namespace", "namespaces")
+                    ));
+                }
+                parts.push(part);
             }
             if !rendered.fits {
                 say!(
@@ -262,6 +273,8 @@ pub(super) fn render_options(cli: &Cli, args: &RenderArgs) -> anyhow::Result<Ren
         base: std::env::current_dir().context("reading the current folder")?,
         reach: query::Reach::Cli,
         counts_only: format != Format::Json,
+        pinned: settings.pinned,
+        command: format!("skilldex{}", global_flags(&cli.global)),
     })
 }
 
@@ -971,7 +984,7 @@ fn shell_word(word: &str) -> String {
 
 /// The global flags that chose the catalog, as given (` --root R` …), so a
 /// command printed for the user finds the same skills.
-fn global_flags(global: &super::GlobalArgs) -> String {
+pub(super) fn global_flags(global: &super::GlobalArgs) -> String {
     let mut flags = String::new();
     if let Some(config) = &global.config {
         flags.push_str(&format!(

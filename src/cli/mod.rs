@@ -7,11 +7,14 @@
 //! or I/O errors. A closed pipe is not an error.
 
 /// `eprintln!` that never panics: with stderr closed (`2>&-`, a reader
-/// that went away) the message is lost, not the run.
+/// that went away) the message is lost, not the run. Every `skilldex …`
+/// command a message suggests gets the global flags of this run (see
+/// [`runnable`]), so it runs as printed.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", $crate::cli::runnable(&line));
     }};
 }
 
@@ -289,6 +292,34 @@ struct GrepArgs {
     json: bool,
 }
 
+/// The global flags that chose this run's catalog (` --root R` …), set
+/// once the arguments are parsed.
+static GLOBAL_FLAGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// `message` with the global flags of this run after every backquoted
+/// `` `skilldex `` command it suggests (`skilldex lint`, `skilldex list`
+/// …), so the command finds the same skills when run as printed. A command
+/// that already carries them is left as it is.
+pub(crate) fn runnable(message: &str) -> std::borrow::Cow<'_, str> {
+    const COMMAND: &str = "`skilldex ";
+    let flags = GLOBAL_FLAGS.get().map_or("", String::as_str);
+    if flags.is_empty() || !message.contains(COMMAND) {
+        return std::borrow::Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(message.len() + flags.len() * 2);
+    let mut rest = message;
+    while let Some(at) = rest.find(COMMAND) {
+        let (head, tail) = rest.split_at(at + COMMAND.len() - 1);
+        out.push_str(head);
+        if !tail.starts_with(flags) {
+            out.push_str(flags);
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Parse arguments, run the command, and map the outcome to an exit code.
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -299,6 +330,7 @@ pub fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let _ = GLOBAL_FLAGS.set(commands::global_flags(&cli.global));
     match commands::dispatch(&cli) {
         Ok(code) => code,
         Err(error) => {

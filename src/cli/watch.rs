@@ -133,6 +133,7 @@ pub(super) fn watch_command(cli: &Cli, args: &WatchArgs) -> anyhow::Result<ExitC
         paths: args.paths.into(),
         base: std::env::current_dir().context("reading the current folder")?,
         reach: query::Reach::Cli,
+        command: format!("skilldex{}", super::commands::global_flags(&cli.global)),
         ..RenderOptions::default()
     };
     let mut view = View::start(cli, args, &live, render_options)?;

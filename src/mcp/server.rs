@@ -172,6 +172,7 @@ impl SkilldexServer {
                 base: std::path::PathBuf::from("/"),
                 reach: Reach::Mcp,
                 counts_only: true,
+                ..RenderOptions::default()
             },
         );
         let mut text = String::from(
@@ -688,6 +689,7 @@ impl ServerHandler for SkilldexServer {
                             base: std::path::PathBuf::from("/"),
                             reach: Reach::Mcp,
                             counts_only: true,
+                            ..RenderOptions::default()
                         },
                     )
                     .text

@@ -3,6 +3,7 @@
 
 mod architecture;
 mod bad_input;
+mod budget;
 mod catalog;
 mod config;
 mod disclosure;

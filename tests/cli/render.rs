@@ -296,8 +296,12 @@ fn token_budget_is_respected_and_nothing_is_silently_dropped() {
         ]);
         if collapsed > 0 {
             assert!(
-                text.stdout.contains("skilldex list"),
-                "closing line present: {text:?}"
+                text.stdout.contains(&format!(
+                    "`skilldex --root {root} search \"<what you need>\"`"
+                )) && text
+                    .stdout
+                    .contains(&format!("`skilldex --root {root} list")),
+                "closing line present, with the root: {text:?}"
             );
             assert!(text.stderr.contains("fitted in"), "{text:?}");
         }
@@ -306,23 +310,51 @@ fn token_budget_is_respected_and_nothing_is_silently_dropped() {
             assert_eq!(json["shortened"], 0);
         }
     }
-    // Shortening comes before collapsing.
-    let json = run(&[
-        "render",
-        "--root",
-        root,
-        "--format",
-        "json",
-        "--mode",
-        "directory",
-        "--budget-tokens",
-        &(full_tokens * 3 / 4).to_string(),
-    ])
-    .json();
+    // Paths go first, then descriptions are shortened (at word
+    // boundaries), and only then is anything collapsed.
+    let fit = |budget: u64| {
+        run(&[
+            "render",
+            "--root",
+            root,
+            "--format",
+            "json",
+            "--mode",
+            "directory",
+            "--budget-tokens",
+            &budget.to_string(),
+        ])
+        .json()
+    };
+    let json = fit(full_tokens * 3 / 4);
+    assert_eq!(json["shortened"], 0, "{json}");
+    assert_eq!(json["collapsed"].as_array().unwrap().len(), 0, "{json}");
+    assert!(json["skills"][0]["path"].is_null(), "{json}");
+    let without_paths = json["tokens"].as_u64().unwrap();
+    let json = fit(without_paths * 3 / 4);
     assert!(json["shortened"].as_u64().unwrap() > 0, "{json}");
     assert_eq!(json["collapsed"].as_array().unwrap().len(), 0, "{json}");
-    let shortened = json["skills"][0]["description"].as_str().unwrap();
-    assert!(shortened.ends_with('…'), "{shortened}");
+    for skill in json["skills"].as_array().unwrap() {
+        let shown = skill["description"].as_str().unwrap();
+        let Some(head) = shown.strip_suffix('…') else {
+            continue;
+        };
+        let full = full["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == skill["id"])
+            .unwrap()["description"]
+            .as_str()
+            .unwrap();
+        let rest = full
+            .strip_prefix(head)
+            .expect("a prefix of the description");
+        assert!(
+            rest.starts_with([' ', ',', '.', ';', ':']),
+            "cut inside a word: {shown:?} of {full:?}"
+        );
+    }
 }
 
 #[test]
@@ -603,32 +635,46 @@ fn a_namespace_in_two_roots_points_at_the_folder_of_the_first_root() {
 #[test]
 fn the_budget_note_counts_what_is_shown() {
     // The bundled catalog without paths (so the figures do not depend on
-    // where the checkout lives). In 100 tokens no namespace line fits, so
-    // none is claimed to be shown.
+    // where the checkout lives), at budgets that cut each way: the figures
+    // the note gives are the lines printed.
     let render = |budget: &str| run(&["render", "--paths", "none", "--budget-tokens", budget]);
-    let tiny = render("100");
-    assert_eq!(tiny.code, 0, "{tiny:?}");
-    assert!(
-        tiny.stderr
-            .contains("5 namespaces left out with their 15 skills"),
-        "{tiny:?}"
-    );
-    assert!(!tiny.stderr.contains("shown only as"), "{tiny:?}");
-    // In 150, some namespace lines fit and some do not: both are counted,
-    // and the lines claimed are the lines printed.
-    let some = render("150");
-    assert!(
-        some.stderr.contains(
-            "7 skills shown only as 2 namespace lines; 3 namespaces left out with their 8 skills"
-        ),
-        "{some:?}"
-    );
-    let lines = some
-        .stdout
-        .lines()
-        .filter(|l| l.contains("skills, not listed"))
-        .count();
-    assert_eq!(lines, 2, "{some:?}");
+    let figure = |note: &str, after: &str| -> Option<usize> {
+        let head = &note[..note.find(after)?];
+        head.rsplit(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())?
+            .parse()
+            .ok()
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    for budget in ["150", "300", "600"] {
+        let out = render(budget);
+        assert_eq!(out.code, 0, "{out:?}");
+        let lines: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("- ")).collect();
+        let bare = lines.iter().filter(|l| !l.contains(": ")).count();
+        let note = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("fitted in"))
+            .unwrap();
+        if let Some(named) = figure(note, " of 15 skills named one by one") {
+            assert_eq!(named, lines.len(), "{out:?}");
+            kinds.insert("collapsed");
+        } else {
+            assert_eq!(lines.len(), 15, "{out:?}");
+        }
+        if let Some(count) = figure(note, " skills named without a description") {
+            assert_eq!(count, bare, "{out:?}");
+            kinds.insert("name-only");
+        } else {
+            assert_eq!(bare, 0, "{out:?}");
+        }
+        if let Some(count) = figure(note, " descriptions shortened") {
+            let cut = lines.iter().filter(|l| l.ends_with('…')).count();
+            assert_eq!(count, cut, "{out:?}");
+            kinds.insert("shortened");
+        }
+    }
+    assert_eq!(kinds.len(), 3, "each kind of cut is seen: {kinds:?}");
 }
 
 /// Control characters and bidirectional overrides in a description, and a
@@ -765,4 +811,103 @@ fn list_costs_do_not_depend_on_how_the_root_is_spelled() {
     let text = run(&["list", "--root", "skills"]).stdout;
     let absolute_text = run(&["list", "--root", absolute.to_str().unwrap()]).stdout;
     assert_eq!(text, absolute_text);
+}
+
+/// Split a command as printed in backquotes into words (double quotes
+/// group words, as a shell would).
+fn words_of(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Every command the budgeted directory and the notes on stderr suggest
+/// runs as printed, with the root and the configuration it was given —
+/// here a relative root and a `--config`, from another folder than the
+/// repository's.
+#[test]
+fn suggested_commands_run_as_printed() {
+    let temp = catalog(40);
+    let config = write(temp.path(), "conf/skilldex.yaml", "pinned: [skill-039]\n");
+    write(temp.path(), "alpha/broken/SKILL.md", "---\nname: [\n---\n");
+    let config = config.to_str().unwrap();
+    let args = [
+        "--config", config, "render", "--root", "alpha", "--root", "beta",
+    ];
+    for budget in ["120", "300", "700"] {
+        let out = run_in(
+            temp.path(),
+            &[&args[..], &["--budget-tokens", budget]].concat(),
+        );
+        assert_eq!(out.code, 0, "{out:?}");
+        let mut commands: Vec<String> = Vec::new();
+        for line in out.stdout.lines().chain(out.stderr.lines()) {
+            for (i, part) in line.split('`').enumerate() {
+                if i % 2 == 1 && part.starts_with("skilldex ") {
+                    commands.push(part.to_string());
+                }
+            }
+        }
+        let collapsed = out.stdout.contains("not listed one by one")
+            || out.stdout.contains("skills are available");
+        assert_eq!(
+            collapsed,
+            commands.iter().any(|c| c.contains(" search ")),
+            "the closing line names a search when skills are not listed: {out:?}"
+        );
+        assert!(
+            commands.iter().any(|c| c.contains(" lint")),
+            "the broken file's note names lint: {out:?}"
+        );
+        for command in &commands {
+            let words: Vec<String> = words_of(command)
+                .into_iter()
+                .skip(1)
+                .map(|w| match w.as_str() {
+                    "<what you need>" => "task".to_string(),
+                    "<name>" if command.contains(" read ") => "skill-001".to_string(),
+                    "<name>" => "gamma".to_string(),
+                    "<name>/<file>" => "skill-001/SKILL.md".to_string(),
+                    _ => w,
+                })
+                .collect();
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            let ran = run_in(temp.path(), &words);
+            // lint finds the broken file (1); every other command succeeds.
+            let expected = if command.contains(" lint") { 1 } else { 0 };
+            assert_eq!(ran.code, expected, "`{command}` as printed: {ran:?}");
+        }
+    }
+    // The pinned skill keeps its line before any other: without the pin,
+    // the skills at the top of a root (`alpha`) come before the nested
+    // ones, and skill-039 is nested.
+    let out = run_in(
+        temp.path(),
+        &[&args[..], &["--budget-tokens", "250", "--json"]].concat(),
+    );
+    let json = out.json();
+    let named: Vec<&str> = json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(named.contains(&"skill-039"), "{json}");
+    assert!(!named.contains(&"skill-037"), "{json}");
+    assert!(named.contains(&"skill-000"), "{json}");
 }

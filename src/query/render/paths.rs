@@ -1,0 +1,98 @@
+//! How paths are shown in the directory: absolute, relative to a base, or
+//! not at all. Lexical only — nothing here touches the file system.
+
+use super::PathStyle;
+use std::path::{Component, Path, PathBuf};
+
+/// How a file path is shown under `style`.
+pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
+    match style {
+        PathStyle::None => None,
+        PathStyle::Absolute if path.is_absolute() && is_normal(path) => {
+            Some(path.to_string_lossy().into_owned())
+        }
+        PathStyle::Absolute => Some(
+            std::path::absolute(path)
+                .map(|p| normalize(&p))
+                .unwrap_or_else(|_| path.to_path_buf())
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        PathStyle::Relative => Some(relative_to(path, base).to_string_lossy().into_owned()),
+    }
+}
+
+pub(super) fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
+    display_path(path, style, base).map(|mut p| {
+        if p.is_empty() {
+            p.push('.');
+        }
+        if !p.ends_with('/') {
+            p.push('/');
+        }
+        p
+    })
+}
+
+pub(super) fn is_normal(path: &Path) -> bool {
+    path.components()
+        .all(|c| !matches!(c, Component::CurDir | Component::ParentDir))
+}
+
+/// Remove `.` and resolve `..` lexically.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` relative to `base` (both made absolute lexically).
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let path = normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    let base = normalize(&std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf()));
+    let path_parts: Vec<Component> = path.components().collect();
+    let base_parts: Vec<Component> = base.components().collect();
+    let common = path_parts
+        .iter()
+        .zip(&base_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..base_parts.len() {
+        out.push("..");
+    }
+    for part in &path_parts[common..] {
+        out.push(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative_to(Path::new("/a/b/c/SKILL.md"), Path::new("/a/b")),
+            PathBuf::from("c/SKILL.md")
+        );
+        assert_eq!(
+            relative_to(Path::new("/a/x/SKILL.md"), Path::new("/a/b")),
+            PathBuf::from("../x/SKILL.md")
+        );
+    }
+}
