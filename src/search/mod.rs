@@ -8,11 +8,17 @@
 //! widened with synonyms of common task words and with near spellings of
 //! words the catalog does not know, then scored with BM25F.
 //!
-//! Namespaces are scored first and lift the skills inside the ones that
-//! match, the way a person picks the shelf, then the book. A skill named
-//! exactly in the query ranks first. When the best candidate matches too
-//! little of the query the answer is "no match", with the words that found
-//! nothing and the namespaces closest to the query.
+//! Query words weigh by what the catalog says about them: a word most
+//! skills have says little, a word the catalog lacks nothing for the
+//! ranking. Namespaces are scored first and lift the skills inside the
+//! ones that match, the way a person picks the shelf, then the book. A
+//! skill named exactly in the query ranks first.
+//!
+//! Honest without hiding: weak candidates are returned, flagged with
+//! [`Confidence::Low`] (on the answer and on each hit) and the words that
+//! matched nothing or only weakly, so the caller decides. The answer is
+//! "no match" only when no skill shares a meaningful word with the query
+//! (a light word such as "fix" alone is not one).
 
 #[doc(hidden)]
 pub mod eval;
@@ -39,6 +45,25 @@ impl Default for SearchOptions {
     }
 }
 
+/// How sure an answer is. `High`: the skill matches what the query is
+/// about. `Low`: it is the best there is, but it matches little of the
+/// query (see `unmatched_terms` and `weak_terms`), so check its
+/// description before relying on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    Low,
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Low => "low",
+        }
+    }
+}
+
 /// One ranked skill.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -46,6 +71,8 @@ pub struct Hit {
     pub index: usize,
     /// Relevance in 0..=1 (1 for a skill named exactly).
     pub score: f32,
+    /// Whether this skill matches what the query is about.
+    pub confidence: Confidence,
 }
 
 /// A namespace and how well it matches the query.
@@ -62,8 +89,12 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// The best-matching namespaces, best first (at most three).
     pub namespaces: Vec<NamespaceScore>,
-    /// True when nothing cleared the relevance floor (`hits` is then empty).
+    /// True when no skill shares a meaningful word with the query (`hits`
+    /// is then empty).
     pub no_match: bool,
+    /// `High` when at least one hit matches what the query is about;
+    /// `Low` when the hits are only the closest there is (and for no match).
+    pub confidence: Confidence,
     /// Query words that matched nothing in the catalog.
     pub unmatched_terms: Vec<String>,
     /// Query words that matched only weakly: the catalog does not have
@@ -73,22 +104,24 @@ pub struct SearchResults {
     pub weak_terms: Vec<String>,
 }
 
-/// The relevance floor. The best candidate is an answer when it matches
-/// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
-/// as one word; a sure typo and the start of a name's word count), or one
-/// word and [`MIN_COVERAGE`] of the query (synonyms, guesses, light words
-/// and single CJK characters count half) — more than that when a query
-/// word is unknown to the catalog or only guessed. One word of a longer
-/// query is a coincidence: "jest jokes for a birthday card" is not about
-/// the test runner, nor "bake bread" about a Dockerfile's baked-in
-/// secrets. Long queries pass on their matched words, not on their share.
-const MIN_WORDS: f32 = 2.0;
-/// What a light word ("fix", "file", "return") weighs, against a word's 1,
-/// in the share of the query a lone matched word must cover.
+/// When a hit is a sure answer (confidence `high`): it matches at least one
+/// query word exactly, scores above [`FLOOR`], and covers more than
+/// [`HIGH_SHARE`] of the query's evidence weight (half is not enough: "bake
+/// bread" is not about a Dockerfile's baked-in secrets), or [`HIGH_MASS`] words' worth of it (a word
+/// found in one skill weighs 1, a common one less) and [`HIGH_MASS_SHARE`].
+/// Words unknown to the catalog weigh in full: they may be what the query
+/// is about ("knit a sweater"), so a skill that matches only the other
+/// words is flagged `low`, never hidden.
+const HIGH_SHARE: f32 = 0.5;
+const HIGH_MASS: f32 = 2.0;
+const HIGH_MASS_SHARE: f32 = 0.15;
+/// What a word of a skill's first paragraph weighs, against one of its
+/// description's 1.
+const LEAD_WEIGHT: f32 = 0.15;
+/// What a light word ("fix", "file", "return") weighs, against a word's 1.
 const LIGHT_MASS: f32 = 0.5;
-const MIN_COVERAGE: f32 = 0.5;
-/// Relevance (score over the query's ideal score) under which nothing is an
-/// answer, whatever it matched.
+/// Relevance (score over the query's ideal score) under which a hit is
+/// never sure, whatever it matched.
 const FLOOR: f32 = 0.02;
 /// A query word of this many characters or more one edit away from a
 /// catalog word is taken for a typo of it, and counts as that word; from
@@ -147,10 +180,10 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     pub fn build(catalog: &Catalog) -> SearchIndex {
-        let skill_texts: Vec<[&str; 3]> = catalog
+        let skill_texts: Vec<[&str; 4]> = catalog
             .skills()
             .iter()
-            .map(|s| [s.name.as_str(), &s.description, &s.headings])
+            .map(|s| [s.name.as_str(), &s.description, &s.headings, &s.lead])
             .collect();
         let skills = Inverted::build(
             [
@@ -167,6 +200,14 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 0.5,
                     b: 0.5,
+                    min_idf: 0.0,
+                },
+                // The body's first paragraph: the skill in its own words,
+                // often the terms a user would type; at low weight, as it
+                // also says much that is not what the skill is for.
+                FieldSpec {
+                    weight: LEAD_WEIGHT,
+                    b: 0.75,
                     min_idf: 0.0,
                 },
             ],
@@ -323,11 +364,20 @@ struct Unit {
     /// Something answers to it for sure: the word, its stem, a sure typo
     /// fix, a name it begins; not only a synonym or a guess.
     sure: bool,
+    /// Only guesses answer to it (a near spelling of a short word, the
+    /// start of some word): no evidence that a skill is meant.
+    guessed: bool,
 }
 
 struct Plan {
     expansions: Vec<Expansion>,
     units: Vec<Unit>,
+    /// Per unit (the first 64): what it weighs as evidence that a skill
+    /// fits, in words: 1 for a word found in one skill, less for a common
+    /// one (a word most skills have, "data" or "help", says little), and 1
+    /// for a word the catalog does not have at all or only guessed (it may
+    /// be what the query is about); light words half.
+    evidence_weights: Vec<f32>,
 }
 
 /// What the skills' names offer a query word the index does not know: the
@@ -385,6 +435,7 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                 light: false,
                 matched: false,
                 sure: false,
+                guessed: false,
             });
         }
         let mask = (first..=last).fold(0u64, |m, u| m | unit_bit(u));
@@ -457,6 +508,7 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
                                 unit.matched = true;
                             }
                         }
+                        unit.guessed = unit.matched && !unit.sure;
                     }
                 }
                 for synonym in text::synonyms(&term.text) {
@@ -550,7 +602,13 @@ fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
             }
         }
     }
-    Plan { expansions, units }
+    let mut plan = Plan {
+        expansions,
+        units,
+        evidence_weights: Vec::new(),
+    };
+    plan.weigh(index);
+    plan
 }
 
 /// Scores of one plan over one index: relevance and coverage per document.
@@ -598,19 +656,6 @@ impl Plan {
         self.share(full, partial, |unit| unit.mass)
     }
 
-    /// Share of what the query is about a document's matches cover: as
-    /// [`Plan::coverage`], with light words weighing less. A skill that
-    /// matches "fix" in "fix my car" covers a third of it, not half.
-    fn subject_coverage(&self, full: u64, partial: u64) -> f32 {
-        self.share(full, partial, |unit| {
-            if unit.light {
-                unit.mass * LIGHT_MASS
-            } else {
-                unit.mass
-            }
-        })
-    }
-
     fn share(&self, full: u64, partial: u64, weigh: impl Fn(&Unit) -> f32) -> f32 {
         let total: f32 = self.units.iter().take(64).map(&weigh).sum();
         if total == 0.0 {
@@ -626,6 +671,63 @@ impl Plan {
             }
         }
         got / total
+    }
+
+    /// Weigh the units as evidence by what the catalog says about them
+    /// (see [`Plan::evidence_weights`]).
+    fn weigh(&mut self, index: &Inverted) {
+        let idf_one = index.idf_one();
+        for (u, unit) in self.units.iter().enumerate().take(64) {
+            let bit = 1u64 << u;
+            let best = self
+                .expansions
+                .iter()
+                .filter(|e| e.units & bit != 0)
+                .map(|e| index.idf(e.term))
+                .fold(0.0f32, f32::max);
+            let base = if unit.light {
+                unit.mass * LIGHT_MASS
+            } else {
+                unit.mass
+            };
+            // A guess says nothing of what the catalog knows of the word.
+            let specific = if best > 0.0 && !unit.guessed {
+                (best / idf_one).min(1.0)
+            } else {
+                1.0
+            };
+            self.evidence_weights.push(base * specific);
+        }
+    }
+
+    /// The evidence `full` and `partial` give: the weight they cover (in
+    /// words found in one skill each) and its share of the query's.
+    fn evidence(&self, full: u64, partial: u64) -> (f32, f32) {
+        let (got, total) = Self::weighted(&self.evidence_weights, full, partial);
+        (got, if total > 0.0 { got / total } else { 0.0 })
+    }
+
+    fn weighted(weights: &[f32], full: u64, partial: u64) -> (f32, f32) {
+        let mut got = 0.0;
+        let mut total = 0.0;
+        for (u, &w) in weights.iter().enumerate() {
+            let bit = 1u64 << u;
+            total += w;
+            if full & bit != 0 {
+                got += w;
+            } else if partial & bit != 0 {
+                got += 0.5 * w;
+            }
+        }
+        (got, total)
+    }
+
+    /// Whether `matched` covers a unit the query is about: one with mass,
+    /// not a light word, and matched by more than a guess.
+    fn has_subject(&self, matched: u64) -> bool {
+        self.units.iter().enumerate().take(64).any(|(u, unit)| {
+            matched & (1u64 << u) != 0 && unit.mass > 0.0 && !unit.light && !unit.guessed
+        })
     }
 
     /// How many query words (CJK characters count half) `full` matches
@@ -812,47 +914,49 @@ fn search(
     }
     ranked.sort_by(by_rank);
 
-    let best = ranked.first().copied();
-    let no_evidence = match best {
-        None => true,
-        Some((relevance, _, doc)) => {
-            let d = doc as usize;
-            let words = plan.full_mass(scored.full[d]);
-            let coverage = plan.subject_coverage(scored.full[d], scored.partial[d]);
-            // Half the query is enough when the catalog knows every word
-            // ("merge pdf": PDF skills, even if none merges); not when a
-            // word is unknown to it or only guessed ("bake bread").
-            let strange = plan.units.iter().any(|u| u.mass > 0.0 && !u.cjk && !u.sure);
-            let enough = if strange {
-                coverage > MIN_COVERAGE
-            } else {
-                coverage >= MIN_COVERAGE
-            };
-            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || !enough))
+    // A skill is an answer only when it shares a meaningful word with the
+    // query (not only a light word such as "fix"): with none, the answer
+    // is "no match". Otherwise the best come back, each flagged with how
+    // sure it is.
+    let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
+    let confidence = |relevance: f32, d: usize| {
+        let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
+        let sure = relevance >= FLOOR
+            && plan.full_mass(scored.full[d]) >= 1.0
+            && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
+        if sure {
+            Confidence::High
+        } else {
+            Confidence::Low
         }
     };
     let mut hits: Vec<Hit> = pinned
         .iter()
-        .map(|&index| Hit { index, score: 1.0 })
+        .map(|&index| Hit {
+            index,
+            score: 1.0,
+            confidence: Confidence::High,
+        })
         .collect();
-    if !no_evidence {
-        let top = best.map_or(0.0, |b| b.0);
-        for &(relevance, _, doc) in &ranked {
-            if hits.len() >= limit {
-                break;
-            }
-            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR {
-                break;
-            }
-            if hits.iter().any(|h| h.index == doc as usize) {
-                continue;
-            }
-            hits.push(Hit {
-                index: doc as usize,
-                score: display_score(relevance),
-            });
+    let top = ranked
+        .iter()
+        .find(|r| evidence(r.2 as usize))
+        .map_or(0.0, |b| b.0);
+    for &(relevance, _, doc) in &ranked {
+        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
+            break;
         }
+        let d = doc as usize;
+        if !evidence(d) || hits.iter().any(|h| h.index == d) {
+            continue;
+        }
+        hits.push(Hit {
+            index: d,
+            score: display_score(relevance),
+            confidence: confidence(relevance, d),
+        });
     }
+    let no_evidence = hits.is_empty();
     hits.truncate(limit);
 
     // Namespaces: their own match, plus the best of their skills.
@@ -926,10 +1030,37 @@ fn search(
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
+        confidence: answer_confidence(&hits),
         hits,
         namespaces,
         unmatched_terms,
         weak_terms,
+    }
+}
+
+/// An answer is as sure as its surest hit.
+fn answer_confidence(hits: &[Hit]) -> Confidence {
+    hits.iter()
+        .map(|h| h.confidence)
+        .max()
+        .unwrap_or(Confidence::Low)
+}
+
+/// What an answer means, in words for a person or a model: the CLI's text
+/// output and the MCP tool's `advice` say the same. `None` for a sure
+/// answer.
+pub fn advice(results: &SearchResults) -> Option<&'static str> {
+    let selection = select_list(&results.query).is_some();
+    if results.no_match {
+        Some(if selection {
+            "No skill has any of these names."
+        } else {
+            "No skill shares a meaningful word with this query. Try other words (what the task does, not how) or look at the namespaces listed; do not pick a skill that does not fit."
+        })
+    } else if results.confidence == Confidence::Low && !selection {
+        Some("Weak matches: these skills match little of what the query is about (confidence: low). Read a description before relying on one; if none fits, do the task without a skill.")
+    } else {
+        None
     }
 }
 
@@ -961,9 +1092,11 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
         .take(MAX_SELECT)
     {
         match lookup(catalog, name) {
-            Some(index) if !hits.iter().any(|h| h.index == index) => {
-                hits.push(Hit { index, score: 1.0 })
-            }
+            Some(index) if !hits.iter().any(|h| h.index == index) => hits.push(Hit {
+                index,
+                score: 1.0,
+                confidence: Confidence::High,
+            }),
             Some(_) => {}
             None => unmatched_terms.push(name.to_string()),
         }
@@ -972,6 +1105,7 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
+        confidence: answer_confidence(&hits),
         hits,
         namespaces: Vec::new(),
         unmatched_terms,
@@ -1050,10 +1184,12 @@ pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle
                 "description": s.description,
                 "path": display_path(&s.path, paths, &base),
                 "score": json_score(h.score),
+                "confidence": h.confidence.as_str(),
             })
         }).collect::<Vec<_>>(),
         "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
         "no_match": results.no_match,
+        "confidence": results.confidence.as_str(),
         "unmatched_terms": results.unmatched_terms,
         "weak_terms": results.weak_terms,
     })
