@@ -897,6 +897,13 @@ fn search(
             };
             let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
             let relevance = own * (1.0 + 0.5 * lift) + 0.2 * lift * coverage;
+            // A skill that matches only light words or guesses has not
+            // matched what the query is about: it may follow, not lead.
+            let relevance = if plan.has_subject(scored.full[d] | scored.partial[d]) {
+                relevance
+            } else {
+                relevance * LIGHT_MASS
+            };
             (relevance, coverage, doc)
         })
         .collect();
@@ -938,16 +945,17 @@ fn search(
             confidence: Confidence::High,
         })
         .collect();
-    let top = ranked
-        .iter()
-        .find(|r| evidence(r.2 as usize))
-        .map_or(0.0, |b| b.0);
-    for &(relevance, _, doc) in &ranked {
+    // Once one skill shares a meaningful word, the others that rank well
+    // come too (flagged by their own evidence): a skill that matches only
+    // "work" in "work on two branches" may still be the one.
+    let answerable = ranked.iter().any(|r| evidence(r.2 as usize));
+    let top = ranked.first().map_or(0.0, |b| b.0);
+    for &(relevance, _, doc) in ranked.iter().filter(|_| answerable) {
         if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
             break;
         }
         let d = doc as usize;
-        if !evidence(d) || hits.iter().any(|h| h.index == d) {
+        if hits.iter().any(|h| h.index == d) {
             continue;
         }
         hits.push(Hit {
