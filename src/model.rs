@@ -379,6 +379,10 @@ pub struct Skill {
     /// search. Not serialized: `show` reports the full outline.
     #[serde(skip)]
     pub headings: String,
+    /// The body's first paragraph of prose (at most 400 bytes), for
+    /// search. Not serialized.
+    #[serde(skip)]
+    pub lead: String,
 }
 
 impl Skill {

@@ -61,7 +61,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
     vec![
         ToolDefinition {
             name: SEARCH_SKILLS,
-            description: "Find skills for a task. Searches skill names, descriptions, namespaces and headings and returns the best matches (name, namespace, description, path), best first. When nothing matches well it says so and names the words that matched nothing; then try other words or read the directory in the server instructions. Use `read_skill` with a hit's name to load it.",
+            description: "Find skills for a task. Searches skill names, descriptions, namespaces, headings and the first paragraph of each skill and returns the best matches (name, namespace, description, path, confidence), best first. `confidence` is `high` when a hit matches what the task is about and `low` when it is only the closest there is: then `advice` says so and `unmatched_terms` names the words no skill has; read a description before relying on a low hit. `no_match` is true only when no skill shares a meaningful word with the query. Use `read_skill` with a hit's name to load it.",
             input_schema: object(
                 json!({
                     "query": string("What you need to do, in a few words (for example `fill a pdf form`), or `select:name1,name2` for exactly those skills."),
@@ -368,10 +368,9 @@ pub fn search_skills(
             "disabled_matches are disabled by configuration: they cannot be read or grepped. If one is clearly what the task needs, call request_skill_enable with its id and a suggest_reason; the user decides."
         );
     }
-    if results.no_match {
-        value["advice"] = json!(
-            "No skill matches this query well. Try other words (what the task does, not how), look at the namespaces listed, or read the directory in the server instructions. Do not pick a skill that does not fit."
-        );
+    // The same words as the CLI's text answer.
+    if let Some(advice) = crate::search::advice(&results) {
+        value["advice"] = json!(advice);
     }
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
     Ok(ToolAnswer::ok(text))

@@ -62,20 +62,23 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             let style = Style::stdout(cli.global.color);
             let mut out = stdout();
             let base = std::env::current_dir().unwrap_or_default();
+            let command = command_prefix(cli);
+            if let Some(advice) = search::advice(&results) {
+                writeln!(out, "{advice}")?;
+            }
             if results.no_match {
-                writeln!(out, "No skill matches \"{}\".", results.query)?;
                 write_unmatched(&mut out, &results)?;
                 if !results.namespaces.is_empty() {
                     let names: Vec<&str> =
                         results.namespaces.iter().map(|n| n.name.as_str()).collect();
                     writeln!(
                         out,
-                        "Closest namespaces: {} (skilldex list --namespace {})",
+                        "Closest namespaces: {} ({command} list --namespace {})",
                         names.join(", "),
-                        names[0]
+                        shell_word(names[0])
                     )?;
                 }
-                writeln!(out, "Browse everything with `skilldex list`.")?;
+                writeln!(out, "Browse everything with `{command} list`.")?;
             } else {
                 let columns = terminal_columns();
                 for (rank, hit) in results.hits.iter().enumerate() {
@@ -85,13 +88,17 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                     } else {
                         format!("  {}", style.dim(&format!("[{}]", skill.namespace)))
                     };
+                    let flag = match hit.confidence {
+                        search::Confidence::High => "",
+                        search::Confidence::Low => " low",
+                    };
                     writeln!(
                         out,
                         "{:>2}. {}{}  {}",
                         rank + 1,
                         style.bold(&skill.id),
                         namespace,
-                        style.dim(&format!("{:.2}", hit.score))
+                        style.dim(&format!("{:.2}{flag}", hit.score))
                     )?;
                     writeln!(
                         out,
@@ -108,7 +115,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             }
             out.flush()?;
             if !results.no_match && !cli.global.quiet {
-                say!("skilldex: read one with `skilldex read NAME` (or `--section HEADING`)");
+                say!("skilldex: read one with `{command} read NAME` (or `--section HEADING`)");
             }
         }
     }
@@ -122,6 +129,33 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `skilldex` with the options that chose the catalog (`--root`,
+/// `--config`) as the user gave them, so a suggested command runs as
+/// printed.
+fn command_prefix(cli: &Cli) -> String {
+    let mut command = String::from("skilldex");
+    for root in &cli.global.roots {
+        command.push_str(" --root ");
+        command.push_str(&shell_word(&root.to_string_lossy()));
+    }
+    if let Some(config) = &cli.global.config {
+        command.push_str(" --config ");
+        command.push_str(&shell_word(&config.to_string_lossy()));
+    }
+    command
+}
+
+/// `word` as one word of a POSIX shell command: as it is when it has only
+/// safe characters, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// Width for descriptions: the terminal's when known, else 100.

@@ -322,6 +322,64 @@ pub fn quick_headings(body: &str) -> String {
     out
 }
 
+/// The first paragraph of prose of a Markdown body (headings, fenced code
+/// and blank lines before it skipped), its lines joined by spaces and cut
+/// to at most 400 bytes at a character boundary: what a skill says about
+/// itself right under its title, for search. A line scan of the start of
+/// the body, like [`quick_headings`].
+pub fn quick_lead(body: &str) -> String {
+    const MAX_BYTES: usize = 400;
+    const LOOK_BYTES: usize = 8192;
+    let mut out = String::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut looked = 0;
+    for line in body.lines() {
+        looked += line.len() + 1;
+        if looked > LOOK_BYTES || out.len() >= MAX_BYTES {
+            break;
+        }
+        let text = line.trim();
+        let mark = text.chars().next().unwrap_or(' ');
+        if mark == '`' || mark == '~' {
+            let run = text.chars().take_while(|&c| c == mark).count();
+            if run >= 3 {
+                match fence {
+                    None => fence = Some((mark, run)),
+                    Some((c, n)) if c == mark && run >= n && text[run..].trim().is_empty() => {
+                        fence = None
+                    }
+                    Some(_) => {}
+                }
+                if !out.is_empty() {
+                    break;
+                }
+                continue;
+            }
+        }
+        if fence.is_some() {
+            continue;
+        }
+        if text.is_empty() || mark == '#' || text.starts_with("<!--") {
+            if out.is_empty() {
+                continue;
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(text);
+    }
+    if out.len() > MAX_BYTES {
+        let mut end = MAX_BYTES;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+    }
+    out
+}
+
 /// One line of [`quick_headings`], from its first mark: track fences,
 /// collect a heading. False once the collected text is full.
 fn heading_line(rest: &str, fence: &mut Option<(u8, usize)>, out: &mut String) -> bool {
@@ -429,6 +487,17 @@ mod quick_heading_tests {
             let body = lines.join("\n");
             prop_assert_eq!(quick_headings(&body), reference(&body));
         }
+    }
+
+    #[test]
+    fn the_lead_is_the_first_paragraph_of_prose() {
+        use super::quick_lead;
+        let body = "\n# Title\n\n```sh\nnot prose\n```\n\nFirst line\nsecond line.\n\nLater.\n";
+        assert_eq!(quick_lead(body), "First line second line.");
+        assert_eq!(quick_lead("# Only a title\n## And a section\n"), "");
+        assert_eq!(quick_lead("Text\n## Next\nmore"), "Text");
+        let long = format!("{}é", "a".repeat(399));
+        assert_eq!(quick_lead(&long).len(), 399);
     }
 
     #[test]

@@ -593,6 +593,7 @@ fn visit(
                 )
                 .map(|mut skill| {
                     skill.headings = found.headings;
+                    skill.lead = found.lead;
                     Arc::new(skill)
                 });
                 push(
@@ -782,6 +783,7 @@ fn skill_of(
         description_position: fields.positions.get("description").copied(),
         shadowed: false,
         headings: String::new(),
+        lead: String::new(),
     })
 }
 
@@ -797,6 +799,7 @@ struct ReadSkill {
     facts: FileFacts,
     parsed: ParsedFile,
     headings: String,
+    lead: String,
 }
 
 fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
@@ -951,10 +954,14 @@ fn parse_skill_head(
             }
         }
     }
-    let headings = if parsed.fields.is_some() {
-        crate::parse::markdown::quick_headings(text.get(parsed.body_offset..).unwrap_or(""))
+    let (headings, lead) = if parsed.fields.is_some() {
+        let body = text.get(parsed.body_offset..).unwrap_or("");
+        (
+            crate::parse::markdown::quick_headings(body),
+            crate::parse::markdown::quick_lead(body),
+        )
     } else {
-        String::new()
+        (String::new(), String::new())
     };
     let complete = (!partial).then_some(text.as_ref());
     crate::rules::check_file(
@@ -990,6 +997,7 @@ fn parse_skill_head(
         },
         parsed,
         headings,
+        lead,
     })
 }
 

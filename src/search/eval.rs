@@ -1,8 +1,10 @@
 //! Measuring search quality on a labelled query set: Recall@1, Recall@5,
-//! MRR, and how honest the "no match" answers are. Used by
-//! `examples/search_eval.rs` and by a test that guards against regressions.
+//! MRR, and how honest the answers are: answerable queries should be
+//! answered (not "no match") and mostly flagged `high`; queries no skill
+//! answers should come back flagged `low` or "no match". Used by
+//! `examples/search_eval.rs` and by tests that guard against regressions.
 
-use super::SearchOptions;
+use super::{Confidence, SearchOptions};
 use crate::catalog::Catalog;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -34,10 +36,19 @@ pub struct Scores {
     pub recall_at_1: f64,
     pub recall_at_5: f64,
     pub mrr: f64,
+    /// Answerable queries answered with a ranked list (not "no match").
+    pub answered: usize,
+    /// Answerable queries answered with confidence `high`.
+    pub high: usize,
+    /// Of those, the ones whose first hit is right.
+    pub high_right: usize,
     /// Queries with no right answer.
     pub unanswerable: usize,
     /// Of those, answered "no match".
     pub correct_no_match: usize,
+    /// Of those, answered "no match" or flagged `low`: the answer did not
+    /// claim to fit.
+    pub declined: usize,
     /// Answerable queries wrongly answered "no match".
     pub false_no_match: usize,
 }
@@ -48,6 +59,10 @@ impl Scores {
         self.recall_at_1 += other.recall_at_1;
         self.recall_at_5 += other.recall_at_5;
         self.mrr += other.mrr;
+        self.answered += other.answered;
+        self.high += other.high;
+        self.high_right += other.high_right;
+        self.declined += other.declined;
         self.unanswerable += other.unanswerable;
         self.correct_no_match += other.correct_no_match;
         self.false_no_match += other.false_no_match;
@@ -81,10 +96,32 @@ impl Scores {
     }
     /// Of the queries with no answer, the share answered "no match".
     pub fn no_match_recall(&self) -> f64 {
-        if self.unanswerable == 0 {
+        Self::share(self.correct_no_match, self.unanswerable)
+    }
+    /// Of the answerable queries, the share answered with a list.
+    pub fn answered_share(&self) -> f64 {
+        Self::share(self.answered, self.answerable)
+    }
+    /// Of the answerable queries, the share answered with confidence `high`.
+    pub fn high_share(&self) -> f64 {
+        Self::share(self.high, self.answerable)
+    }
+    /// Of the `high` answers to answerable queries, the share whose first
+    /// hit is right.
+    pub fn high_precision(&self) -> f64 {
+        Self::share(self.high_right, self.high)
+    }
+    /// Of the queries with no answer, the share answered "no match" or
+    /// flagged `low`.
+    pub fn declined_share(&self) -> f64 {
+        Self::share(self.declined, self.unanswerable)
+    }
+
+    fn share(part: usize, whole: usize) -> f64 {
+        if whole == 0 {
             1.0
         } else {
-            self.correct_no_match as f64 / self.unanswerable as f64
+            part as f64 / whole as f64
         }
     }
 }
@@ -99,32 +136,51 @@ pub struct Report {
     pub misses: Vec<String>,
 }
 
-/// A ranking function under evaluation: query → ranked skill names, and
-/// whether it declared "no match".
-pub type Ranker<'a> = dyn Fn(&str) -> (Vec<String>, bool) + 'a;
+/// What a ranking function answers to one query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ranked {
+    /// Skill names, best first.
+    pub names: Vec<String>,
+    /// It declared "no match".
+    pub no_match: bool,
+    /// It flagged the answer as weak (confidence `low`).
+    pub low: bool,
+}
+
+/// A ranking function under evaluation.
+pub type Ranker<'a> = dyn Fn(&str) -> Ranked + 'a;
 
 /// Score `rank` on `queries`.
 pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
     let mut report = Report::default();
     for q in queries {
-        let (ranked, no_match) = rank(&q.query);
+        let answer = rank(&q.query);
+        let (ranked, no_match) = (&answer.names, answer.no_match);
         let mut s = Scores::default();
         if q.relevant.is_empty() {
             s.unanswerable = 1;
             if no_match {
                 s.correct_no_match = 1;
+            }
+            if no_match || answer.low {
+                s.declined = 1;
             } else {
                 report.misses.push(format!(
-                    "[{}] {:?} → {:?} (expected no match)",
+                    "[{}] {:?} → {:?} (expected low or no match)",
                     q.kind,
                     q.query,
-                    first(&ranked)
+                    ranked.first()
                 ));
             }
         } else {
             s.answerable = 1;
             if no_match {
                 s.false_no_match = 1;
+            } else {
+                s.answered = 1;
+                if !answer.low {
+                    s.high = 1;
+                }
             }
             let top5: Vec<&String> = ranked.iter().take(5).collect();
             let found = q.relevant.iter().filter(|r| top5.contains(r)).count();
@@ -135,12 +191,16 @@ pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
             if let Some(rank) = ranked.iter().position(|t| q.relevant.contains(t)) {
                 s.mrr = 1.0 / (rank + 1) as f64;
             }
+            if s.high == 1 && s.recall_at_1 == 1.0 {
+                s.high_right = 1;
+            }
             if s.recall_at_5 < 1.0 {
                 report.misses.push(format!(
-                    "[{}] {:?} → {:?} (expected {:?})",
+                    "[{}] {:?} → {:?}{} (expected {:?})",
                     q.kind,
                     q.query,
                     ranked.iter().take(5).collect::<Vec<_>>(),
+                    if answer.low { " low" } else { "" },
                     q.relevant
                 ));
             }
@@ -151,12 +211,8 @@ pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
     report
 }
 
-fn first(ranked: &[String]) -> Option<&String> {
-    ranked.first()
-}
-
 /// skilldex's own search as a ranker.
-pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> (Vec<String>, bool) + '_ {
+pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
     move |query| {
         let results = catalog.search(query, &SearchOptions { limit: 10 });
         let names = results
@@ -164,14 +220,18 @@ pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> (Vec<String>, bool
             .iter()
             .map(|h| catalog.skills()[h.index].name.clone())
             .collect();
-        (names, results.no_match)
+        Ranked {
+            names,
+            no_match: results.no_match,
+            low: results.confidence == Confidence::Low,
+        }
     }
 }
 
 /// The baseline: plain BM25 (k1 1.2, b 0.75) over name and description,
 /// lower-cased words split at non-alphanumerics, no stemming, no field
-/// weights, never "no match".
-pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> (Vec<String>, bool) + '_ {
+/// weights, never "no match" and never flagged.
+pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
     let words = |text: &str| -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -220,24 +280,41 @@ pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> (Vec<String>, bool) + 
             .take(10)
             .map(|&(_, i)| catalog.skills()[i].name.clone())
             .collect();
-        (names, false)
+        Ranked {
+            names,
+            no_match: false,
+            low: false,
+        }
     }
 }
 
 /// A plain-text table of a report.
 pub fn table(report: &Report) -> String {
-    let mut out =
-        String::from("kind          queries  R@1    R@5    MRR    no-match: precision recall\n");
+    // Answerable queries: answered (not "no match"), flagged high, and
+    // of the high ones, right at rank 1. Unanswerable ones: declined (low
+    // or "no match").
+    let mut out = String::from(
+        "kind          queries  R@1    R@5    MRR    answered  high   high R@1  declined\n",
+    );
     let mut line = |name: &str, s: &Scores| {
+        let or_dash = |n: usize, v: f64| {
+            if n == 0 {
+                "    -".to_string()
+            } else {
+                format!("{v:.3}")
+            }
+        };
         out.push_str(&format!(
-            "{:<13} {:>7}  {:.3}  {:.3}  {:.3}            {:.3}  {:.3}\n",
+            "{:<13} {:>7}  {}  {}  {}  {}     {}  {}     {}\n",
             name,
             s.answerable + s.unanswerable,
-            s.r1(),
-            s.r5(),
-            s.mrr(),
-            s.no_match_precision(),
-            s.no_match_recall(),
+            or_dash(s.answerable, s.r1()),
+            or_dash(s.answerable, s.r5()),
+            or_dash(s.answerable, s.mrr()),
+            or_dash(s.answerable, s.answered_share()),
+            or_dash(s.answerable, s.high_share()),
+            or_dash(s.high, s.high_precision()),
+            or_dash(s.unanswerable, s.declined_share()),
         ));
     };
     for (kind, s) in &report.by_kind {

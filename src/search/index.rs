@@ -221,6 +221,12 @@ impl Inverted {
         self.idf_max
     }
 
+    /// The idf of a term exactly one document has.
+    pub fn idf_one(&self) -> f32 {
+        let n = self.docs as f32;
+        (1.0 + (n - 0.5).max(0.0) / 1.5).ln().max(f32::EPSILON)
+    }
+
     pub fn postings(&self, term: u32) -> &[(u32, f32)] {
         let t = term as usize;
         &self.postings[self.offsets[t] as usize..self.offsets[t + 1] as usize]

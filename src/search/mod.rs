@@ -8,22 +8,29 @@
 //! widened with synonyms of common task words and with near spellings of
 //! words the catalog does not know, then scored with BM25F.
 //!
-//! Namespaces are scored first and lift the skills inside the ones that
-//! match, the way a person picks the shelf, then the book. A skill named
-//! exactly in the query ranks first. When the best candidate matches too
-//! little of the query the answer is "no match", with the words that found
-//! nothing and the namespaces closest to the query.
+//! Query words weigh by what the catalog says about them: a word most
+//! skills have says little, a word the catalog lacks nothing for the
+//! ranking. Namespaces are scored first and lift the skills inside the
+//! ones that match, the way a person picks the shelf, then the book. A
+//! skill named exactly in the query ranks first.
+//!
+//! Honest without hiding: weak candidates are returned, flagged with
+//! [`Confidence::Low`] (on the answer and on each hit) and the words that
+//! matched nothing or only weakly, so the caller decides. The answer is
+//! "no match" only when no skill shares a meaningful word with the query
+//! (a light word such as "fix" alone is not one).
 
 #[doc(hidden)]
 pub mod eval;
 pub(crate) mod index;
+mod output;
+mod plan;
 mod text;
 
 use crate::catalog::Catalog;
-use crate::query::render::display_path;
-use crate::query::PathStyle;
-use index::{FastMap, FieldSpec, Inverted};
-use serde_json::{json, Value};
+use index::{FieldSpec, Inverted};
+pub use output::{advice, results_json, tool_specs};
+use plan::{plan, score, NameWords};
 use text::Kind;
 
 /// Options of one search.
@@ -39,6 +46,25 @@ impl Default for SearchOptions {
     }
 }
 
+/// How sure an answer is. `High`: the skill matches what the query is
+/// about. `Low`: it is the best there is, but it matches little of the
+/// query (see `unmatched_terms` and `weak_terms`), so check its
+/// description before relying on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    Low,
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Low => "low",
+        }
+    }
+}
+
 /// One ranked skill.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -46,6 +72,8 @@ pub struct Hit {
     pub index: usize,
     /// Relevance in 0..=1 (1 for a skill named exactly).
     pub score: f32,
+    /// Whether this skill matches what the query is about.
+    pub confidence: Confidence,
 }
 
 /// A namespace and how well it matches the query.
@@ -62,8 +90,12 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// The best-matching namespaces, best first (at most three).
     pub namespaces: Vec<NamespaceScore>,
-    /// True when nothing cleared the relevance floor (`hits` is then empty).
+    /// True when no skill shares a meaningful word with the query (`hits`
+    /// is then empty).
     pub no_match: bool,
+    /// `High` when at least one hit matches what the query is about;
+    /// `Low` when the hits are only the closest there is (and for no match).
+    pub confidence: Confidence,
     /// Query words that matched nothing in the catalog.
     pub unmatched_terms: Vec<String>,
     /// Query words that matched only weakly: the catalog does not have
@@ -73,33 +105,25 @@ pub struct SearchResults {
     pub weak_terms: Vec<String>,
 }
 
-/// The relevance floor. The best candidate is an answer when it matches
-/// at least [`MIN_WORDS`] query words exactly (a CJK character pair counts
-/// as one word; a sure typo and the start of a name's word count), or one
-/// word and [`MIN_COVERAGE`] of the query (synonyms, guesses, light words
-/// and single CJK characters count half) — more than that when a query
-/// word is unknown to the catalog or only guessed. One word of a longer
-/// query is a coincidence: "jest jokes for a birthday card" is not about
-/// the test runner, nor "bake bread" about a Dockerfile's baked-in
-/// secrets. Long queries pass on their matched words, not on their share.
-const MIN_WORDS: f32 = 2.0;
-/// What a light word ("fix", "file", "return") weighs, against a word's 1,
-/// in the share of the query a lone matched word must cover.
+/// When a hit is a sure answer (confidence `high`): it matches at least one
+/// query word exactly, scores above [`FLOOR`], and covers more than
+/// [`HIGH_SHARE`] of the query's evidence weight (half is not enough: "bake
+/// bread" is not about a Dockerfile's baked-in secrets), or [`HIGH_MASS`] words' worth of it (a word
+/// found in one skill weighs 1, a common one less) and [`HIGH_MASS_SHARE`].
+/// Words unknown to the catalog weigh in full: they may be what the query
+/// is about ("knit a sweater"), so a skill that matches only the other
+/// words is flagged `low`, never hidden.
+const HIGH_SHARE: f32 = 0.5;
+const HIGH_MASS: f32 = 2.0;
+const HIGH_MASS_SHARE: f32 = 0.15;
+/// What a word of a skill's first paragraph weighs, against one of its
+/// description's 1.
+const LEAD_WEIGHT: f32 = 0.15;
+/// What a light word ("fix", "file", "return") weighs, against a word's 1.
 const LIGHT_MASS: f32 = 0.5;
-const MIN_COVERAGE: f32 = 0.5;
-/// Relevance (score over the query's ideal score) under which nothing is an
-/// answer, whatever it matched.
+/// Relevance (score over the query's ideal score) under which a hit is
+/// never sure, whatever it matched.
 const FLOOR: f32 = 0.02;
-/// A query word of this many characters or more one edit away from a
-/// catalog word is taken for a typo of it, and counts as that word; from
-/// [`MIN_SURE_SLIP`] characters when the edit is a letter left out or two
-/// letters swapped.
-const MIN_SURE_TYPO: usize = 6;
-const MIN_SURE_SLIP: usize = 5;
-/// The weight of a number word ("two") found in a skill: it says little
-/// about which skill is meant ("between two versions" is not about merging
-/// two PDFs).
-const NUMBER_WEIGHT: f32 = 0.25;
 /// At most this many names in a `select:` list.
 const MAX_SELECT: usize = 256;
 /// Longer queries are cut to this many bytes.
@@ -147,10 +171,10 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     pub fn build(catalog: &Catalog) -> SearchIndex {
-        let skill_texts: Vec<[&str; 3]> = catalog
+        let skill_texts: Vec<[&str; 4]> = catalog
             .skills()
             .iter()
-            .map(|s| [s.name.as_str(), &s.description, &s.headings])
+            .map(|s| [s.name.as_str(), &s.description, &s.headings, &s.lead])
             .collect();
         let skills = Inverted::build(
             [
@@ -167,6 +191,14 @@ impl SearchIndex {
                 FieldSpec {
                     weight: 0.5,
                     b: 0.5,
+                    min_idf: 0.0,
+                },
+                // The body's first paragraph: the skill in its own words,
+                // often the terms a user would type; at low weight, as it
+                // also says much that is not what the skill is for.
+                FieldSpec {
+                    weight: LEAD_WEIGHT,
+                    b: 0.75,
                     min_idf: 0.0,
                 },
             ],
@@ -286,425 +318,6 @@ impl SearchIndex {
     }
 }
 
-/// How a query term was matched, which sets its weight and how much of its
-/// query word it covers.
-#[derive(Debug, Clone, Copy)]
-struct Expansion {
-    term: u32,
-    weight: f32,
-    /// Query units (words, CJK characters) this term stands for.
-    units: u64,
-    /// Full (1.0) or partial (0.5) credit for those units.
-    full: bool,
-}
-
-impl Expansion {
-    fn new(term: u32, weight: f32, units: u64, full: bool) -> Self {
-        Expansion {
-            term,
-            weight,
-            units,
-            full,
-        }
-    }
-}
-
-/// A query word (or CJK character) and what it weighs in the coverage.
-#[derive(Debug, Clone)]
-struct Unit {
-    label: String,
-    cjk: bool,
-    mass: f32,
-    /// A light word ("fix", "file"): it weighs [`LIGHT_MASS`] of its mass
-    /// in the share of the query an answer must cover.
-    light: bool,
-    /// Something in the catalog answers to it, if only a guess.
-    matched: bool,
-    /// Something answers to it for sure: the word, its stem, a sure typo
-    /// fix, a name it begins; not only a synonym or a guess.
-    sure: bool,
-}
-
-struct Plan {
-    expansions: Vec<Expansion>,
-    units: Vec<Unit>,
-}
-
-/// What the skills' names offer a query word the index does not know: the
-/// name typed without its separators (`gitbisect` for `git-bisect`), or the
-/// start of one of its words (`kube` for `kubernetes`, `docker` for
-/// `dockerfile`). Both are what a person types when they half remember a
-/// name, so both count as real matches.
-#[derive(Debug, Clone, Default)]
-struct NameWords {
-    /// Names with separators, joined, each with the terms of its words.
-    joined: FastMap<String, Vec<u32>>,
-    /// The words of the names as written (lower-cased, not stemmed),
-    /// sorted, each with its term.
-    words: Vec<(Box<str>, u32)>,
-}
-
-/// A query word this long (in characters) that begins a word of a skill's
-/// name stands for that word. Shorter ones begin too many.
-const MIN_NAME_PREFIX: usize = 4;
-
-impl NameWords {
-    /// Terms of the name words that begin with `prefix` and are longer,
-    /// the most common first, at most `limit`.
-    fn completions(&self, index: &Inverted, prefix: &str, limit: usize) -> Vec<u32> {
-        if prefix.chars().count() < MIN_NAME_PREFIX {
-            return Vec::new();
-        }
-        let start = self.words.partition_point(|(w, _)| &**w < prefix);
-        let mut found: Vec<u32> = self.words[start..]
-            .iter()
-            .take_while(|(w, _)| w.starts_with(prefix))
-            .filter(|(w, _)| w.len() > prefix.len())
-            .map(|&(_, id)| id)
-            .collect();
-        found.sort_unstable();
-        found.dedup();
-        found.sort_by_key(|&id| std::cmp::Reverse(index.df(id)));
-        found.truncate(limit);
-        found
-    }
-}
-
-fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> Plan {
-    let terms = text::terms(query);
-    let mut units: Vec<Unit> = Vec::new();
-    let mut expansions = Vec::new();
-    let unit_bit = |u: usize| if u < 64 { 1u64 << u } else { 0 };
-    for term in &terms {
-        let (first, last) = term.units;
-        while units.len() <= last {
-            units.push(Unit {
-                label: String::new(),
-                cjk: false,
-                mass: 0.0,
-                light: false,
-                matched: false,
-                sure: false,
-            });
-        }
-        let mask = (first..=last).fold(0u64, |m, u| m | unit_bit(u));
-        match term.kind {
-            Kind::Word => {
-                let unit = &mut units[first];
-                unit.label = term.surface.clone();
-                let number = text::is_number_word(&term.surface);
-                unit.mass = if number { 0.0 } else { 1.0 };
-                unit.light = text::is_light_word(&term.text);
-                if let Some(id) = index.term(&term.text) {
-                    let weight = if number { NUMBER_WEIGHT } else { 1.0 };
-                    expansions.push(Expansion::new(id, weight, mask, true));
-                    unit.matched = true;
-                    unit.sure = true;
-                } else {
-                    // Unknown word. A skill name typed without its hyphens
-                    // (`gitbisect`) or the start of a word of a name (`kube`,
-                    // `docker` for `dockerfile`) is someone half remembering
-                    // a name: both count in full.
-                    if let Some(terms) = names.and_then(|n| n.joined.get(term.surface.as_str())) {
-                        for &id in terms {
-                            expansions.push(Expansion::new(id, 0.8, mask, true));
-                        }
-                        unit.matched = true;
-                        unit.sure = true;
-                        continue;
-                    }
-                    let starts =
-                        names.map_or_else(Vec::new, |n| n.completions(index, &term.surface, 3));
-                    for &id in &starts {
-                        expansions.push(Expansion::new(id, 0.7, mask, true));
-                        unit.matched = true;
-                        unit.sure = true;
-                    }
-                    // Otherwise, unless a synonym is known (the likelier
-                    // reading), a near spelling, else a completion of any
-                    // word. A near spelling of a short word and a
-                    // completion are guesses: they cover their query word
-                    // only in part.
-                    let guess = starts.is_empty()
-                        && !text::synonyms(&term.text)
-                            .iter()
-                            .any(|s| index.term(s).is_some());
-                    if guess {
-                        let mut near = index.near(&term.text, 2);
-                        if near.is_empty() && term.surface != term.text {
-                            near = index.near(&term.surface, 2);
-                        }
-                        // One edit in a word of six letters or more is almost
-                        // surely a typo, and so is a slip in a five-letter
-                        // word (a letter left out, `revew`, or two swapped);
-                        // a letter changed in a short word often makes
-                        // another word (`paint`, `print`), and four-letter
-                        // words have too many neighbours (`dock`: docs, lock).
-                        let letters = term.surface.chars().count();
-                        for near in &near {
-                            let one = near.distance == 1;
-                            let weight = if one { 0.7 } else { 0.5 };
-                            let sure = (one && letters >= MIN_SURE_TYPO)
-                                || (one && near.slip && letters >= MIN_SURE_SLIP)
-                                || letters >= 9;
-                            expansions.push(Expansion::new(near.term, weight, mask, sure));
-                            unit.matched = true;
-                            unit.sure |= sure;
-                        }
-                        if near.is_empty() {
-                            for id in index.completions(&term.surface, 2) {
-                                expansions.push(Expansion::new(id, 0.5, mask, false));
-                                unit.matched = true;
-                            }
-                        }
-                    }
-                }
-                for synonym in text::synonyms(&term.text) {
-                    if let Some(id) = index.term(synonym) {
-                        if !expansions.iter().any(|e| e.term == id && e.units == mask) {
-                            expansions.push(Expansion::new(id, 0.5, mask, false));
-                            units[first].matched = true;
-                        }
-                    }
-                }
-            }
-            Kind::Compound => {
-                if let Some(id) = index.term(&term.text) {
-                    expansions.push(Expansion::new(id, 1.0, mask, true));
-                    for u in &mut units[first..=last] {
-                        u.matched = true;
-                        u.sure = true;
-                    }
-                }
-            }
-            Kind::Pair | Kind::Single => {
-                let full = term.kind == Kind::Pair;
-                for (offset, c) in term.surface.chars().enumerate() {
-                    let unit = &mut units[first + offset];
-                    unit.label = c.to_string();
-                    unit.cjk = true;
-                    // Particles and pronouns weigh nothing in the coverage.
-                    if !text::is_stop_char(c) {
-                        unit.mass = 0.5;
-                    }
-                }
-                if let Some(id) = index.term(&term.text) {
-                    let weight = if full { 1.0 } else { 0.3 };
-                    expansions.push(Expansion::new(id, weight, mask, full));
-                    for u in &mut units[first..=last] {
-                        u.matched = true;
-                        u.sure |= full;
-                    }
-                }
-            }
-        }
-    }
-    // Chinese, Japanese and Korean words also look for their English
-    // equivalents: the units of the characters they span get the credit.
-    let glossary = text::glossary_matches(query);
-    if !glossary.is_empty() {
-        let mut unit_at: Vec<(usize, usize)> = Vec::new();
-        for term in &terms {
-            if matches!(term.kind, Kind::Single | Kind::Pair) {
-                unit_at.push((term.offset, term.units.0));
-                if term.kind == Kind::Pair {
-                    if let Some(c) = term.surface.chars().next() {
-                        unit_at.push((term.offset + c.len_utf8(), term.units.1));
-                    }
-                }
-            }
-        }
-        for (start, end, english) in glossary {
-            let covered: Vec<usize> = unit_at
-                .iter()
-                .filter(|(offset, _)| (start..end).contains(offset))
-                .map(|&(_, u)| u)
-                .collect();
-            let mask = covered.iter().fold(0u64, |m, &u| m | unit_bit(u));
-            if mask == 0 {
-                continue;
-            }
-            for word in english {
-                if let Some(id) = index.term(word) {
-                    expansions.push(Expansion::new(id, 0.7, mask, true));
-                    for &u in &covered {
-                        units[u].matched = true;
-                        units[u].sure = true;
-                    }
-                }
-            }
-        }
-    }
-    // A query of light words only ("fix", "new file") is about them after
-    // all.
-    if units.iter().all(|u| u.mass == 0.0 || u.light) {
-        for unit in &mut units {
-            unit.light = false;
-        }
-    }
-    // A query of number words only ("two") is about them after all.
-    if units.iter().all(|u| u.mass == 0.0) {
-        for unit in &mut units {
-            if !unit.cjk && text::is_number_word(&unit.label) {
-                unit.mass = 1.0;
-            }
-        }
-    }
-    Plan { expansions, units }
-}
-
-/// Scores of one plan over one index: relevance and coverage per document.
-struct Scored {
-    score: Vec<f32>,
-    full: Vec<u64>,
-    partial: Vec<u64>,
-    /// Documents already in `touched` (a term past the 64th query word
-    /// has no unit bits, so the masks cannot tell).
-    seen: Vec<bool>,
-    touched: Vec<u32>,
-}
-
-fn score(index: &Inverted, plan: &Plan) -> Scored {
-    let docs = index.docs();
-    let mut scored = Scored {
-        score: vec![0.0; docs],
-        full: vec![0; docs],
-        partial: vec![0; docs],
-        seen: vec![false; docs],
-        touched: Vec::new(),
-    };
-    for e in &plan.expansions {
-        let factor = e.weight * index.idf(e.term);
-        for &(doc, sat) in index.postings(e.term) {
-            let d = doc as usize;
-            if !scored.seen[d] {
-                scored.seen[d] = true;
-                scored.touched.push(doc);
-            }
-            scored.score[d] += factor * sat;
-            if e.full {
-                scored.full[d] |= e.units;
-            } else {
-                scored.partial[d] |= e.units;
-            }
-        }
-    }
-    scored
-}
-
-impl Plan {
-    /// Share of the query a document's matches cover.
-    fn coverage(&self, full: u64, partial: u64) -> f32 {
-        self.share(full, partial, |unit| unit.mass)
-    }
-
-    /// Share of what the query is about a document's matches cover: as
-    /// [`Plan::coverage`], with light words weighing less. A skill that
-    /// matches "fix" in "fix my car" covers a third of it, not half.
-    fn subject_coverage(&self, full: u64, partial: u64) -> f32 {
-        self.share(full, partial, |unit| {
-            if unit.light {
-                unit.mass * LIGHT_MASS
-            } else {
-                unit.mass
-            }
-        })
-    }
-
-    fn share(&self, full: u64, partial: u64, weigh: impl Fn(&Unit) -> f32) -> f32 {
-        let total: f32 = self.units.iter().take(64).map(&weigh).sum();
-        if total == 0.0 {
-            return 0.0;
-        }
-        let mut got = 0.0;
-        for (u, unit) in self.units.iter().enumerate().take(64) {
-            let bit = 1u64 << u;
-            if full & bit != 0 {
-                got += weigh(unit);
-            } else if partial & bit != 0 {
-                got += weigh(unit) * 0.5;
-            }
-        }
-        got / total
-    }
-
-    /// How many query words (CJK characters count half) `full` matches
-    /// exactly.
-    fn full_mass(&self, full: u64) -> f32 {
-        self.units
-            .iter()
-            .enumerate()
-            .take(64)
-            .filter(|(u, _)| full & (1u64 << u) != 0)
-            .map(|(_, unit)| unit.mass)
-            .sum()
-    }
-
-    /// The best score a document could reach: every unit matched exactly.
-    fn ideal(&self, index: &Inverted) -> f32 {
-        let mut ideal = 0.0;
-        for (u, unit) in self.units.iter().enumerate().take(64) {
-            if unit.mass == 0.0 {
-                continue;
-            }
-            let bit = 1u64 << u;
-            let best = self
-                .expansions
-                .iter()
-                .filter(|e| e.units & bit != 0 && e.full)
-                .map(|e| index.idf(e.term))
-                .fold(0.0f32, f32::max);
-            let idf = if best > 0.0 { best } else { index.idf_max() };
-            ideal += idf * unit.mass * 0.6;
-        }
-        ideal.max(f32::EPSILON)
-    }
-
-    /// Query words that matched only a synonym or a guess.
-    fn weak(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for unit in &self.units {
-            if unit.mass > 0.0
-                && unit.matched
-                && !unit.sure
-                && !unit.cjk
-                && !out.contains(&unit.label)
-            {
-                out.push(unit.label.clone());
-            }
-        }
-        out
-    }
-
-    /// Query words that matched nothing, CJK runs joined back together.
-    fn unmatched(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut last_cjk: Option<usize> = None;
-        for (u, unit) in self.units.iter().enumerate() {
-            if unit.mass == 0.0 || unit.matched {
-                last_cjk = None;
-                continue;
-            }
-            if unit.cjk {
-                if last_cjk == Some(u.wrapping_sub(1)) {
-                    if let Some(s) = out.last_mut() {
-                        s.push_str(&unit.label);
-                    }
-                } else {
-                    out.push(unit.label.clone());
-                }
-                last_cjk = Some(u);
-            } else {
-                last_cjk = None;
-                if !out.contains(&unit.label) {
-                    out.push(unit.label.clone());
-                }
-            }
-        }
-        out
-    }
-}
-
 impl Catalog {
     /// Rank the skills for `query`. The index is built on the first call
     /// and kept with this snapshot.
@@ -795,6 +408,13 @@ fn search(
             };
             let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
             let relevance = own * (1.0 + 0.5 * lift) + 0.2 * lift * coverage;
+            // A skill that matches only light words or guesses has not
+            // matched what the query is about: it may follow, not lead.
+            let relevance = if plan.has_subject(scored.full[d] | scored.partial[d]) {
+                relevance
+            } else {
+                relevance * LIGHT_MASS
+            };
             (relevance, coverage, doc)
         })
         .collect();
@@ -812,47 +432,50 @@ fn search(
     }
     ranked.sort_by(by_rank);
 
-    let best = ranked.first().copied();
-    let no_evidence = match best {
-        None => true,
-        Some((relevance, _, doc)) => {
-            let d = doc as usize;
-            let words = plan.full_mass(scored.full[d]);
-            let coverage = plan.subject_coverage(scored.full[d], scored.partial[d]);
-            // Half the query is enough when the catalog knows every word
-            // ("merge pdf": PDF skills, even if none merges); not when a
-            // word is unknown to it or only guessed ("bake bread").
-            let strange = plan.units.iter().any(|u| u.mass > 0.0 && !u.cjk && !u.sure);
-            let enough = if strange {
-                coverage > MIN_COVERAGE
-            } else {
-                coverage >= MIN_COVERAGE
-            };
-            relevance < FLOOR || (words < MIN_WORDS && (words < 1.0 || !enough))
+    // A skill is an answer only when it shares a meaningful word with the
+    // query (not only a light word such as "fix"): with none, the answer
+    // is "no match". Otherwise the best come back, each flagged with how
+    // sure it is.
+    let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
+    let confidence = |relevance: f32, d: usize| {
+        let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
+        let sure = relevance >= FLOOR
+            && plan.full_mass(scored.full[d]) >= 1.0
+            && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
+        if sure {
+            Confidence::High
+        } else {
+            Confidence::Low
         }
     };
     let mut hits: Vec<Hit> = pinned
         .iter()
-        .map(|&index| Hit { index, score: 1.0 })
+        .map(|&index| Hit {
+            index,
+            score: 1.0,
+            confidence: Confidence::High,
+        })
         .collect();
-    if !no_evidence {
-        let top = best.map_or(0.0, |b| b.0);
-        for &(relevance, _, doc) in &ranked {
-            if hits.len() >= limit {
-                break;
-            }
-            if relevance < top * RELATIVE_FLOOR || relevance < FLOOR {
-                break;
-            }
-            if hits.iter().any(|h| h.index == doc as usize) {
-                continue;
-            }
-            hits.push(Hit {
-                index: doc as usize,
-                score: display_score(relevance),
-            });
+    // Once one skill shares a meaningful word, the others that rank well
+    // come too (flagged by their own evidence): a skill that matches only
+    // "work" in "work on two branches" may still be the one.
+    let answerable = ranked.iter().any(|r| evidence(r.2 as usize));
+    let top = ranked.first().map_or(0.0, |b| b.0);
+    for &(relevance, _, doc) in ranked.iter().filter(|_| answerable) {
+        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
+            break;
         }
+        let d = doc as usize;
+        if hits.iter().any(|h| h.index == d) {
+            continue;
+        }
+        hits.push(Hit {
+            index: d,
+            score: display_score(relevance),
+            confidence: confidence(relevance, d),
+        });
     }
+    let no_evidence = hits.is_empty();
     hits.truncate(limit);
 
     // Namespaces: their own match, plus the best of their skills.
@@ -926,11 +549,20 @@ fn search(
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
+        confidence: answer_confidence(&hits),
         hits,
         namespaces,
         unmatched_terms,
         weak_terms,
     }
+}
+
+/// An answer is as sure as its surest hit.
+fn answer_confidence(hits: &[Hit]) -> Confidence {
+    hits.iter()
+        .map(|h| h.confidence)
+        .max()
+        .unwrap_or(Confidence::Low)
 }
 
 /// Relevance squashed into 0..1 (exclusive: 1 is kept for skills named
@@ -961,9 +593,11 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
         .take(MAX_SELECT)
     {
         match lookup(catalog, name) {
-            Some(index) if !hits.iter().any(|h| h.index == index) => {
-                hits.push(Hit { index, score: 1.0 })
-            }
+            Some(index) if !hits.iter().any(|h| h.index == index) => hits.push(Hit {
+                index,
+                score: 1.0,
+                confidence: Confidence::High,
+            }),
             Some(_) => {}
             None => unmatched_terms.push(name.to_string()),
         }
@@ -972,6 +606,7 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
+        confidence: answer_confidence(&hits),
         hits,
         namespaces: Vec::new(),
         unmatched_terms,
@@ -1027,177 +662,4 @@ fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
         }
     }
     found
-}
-
-/// A score for JSON: the three decimals it was rounded to, not the binary
-/// expansion of the `f32` (`0.232`, not `0.23199999332427979`).
-fn json_score(score: f32) -> f64 {
-    format!("{score:.3}").parse().unwrap_or(0.0)
-}
-
-/// The `--json` shape of a search answer.
-pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
-    let base = std::env::current_dir().unwrap_or_default();
-    let skills = catalog.skills();
-    json!({
-        "query": results.query,
-        "results": results.hits.iter().map(|h| {
-            let s = &skills[h.index];
-            json!({
-                "id": s.id,
-                "name": s.name,
-                "namespace": s.namespace,
-                "description": s.description,
-                "path": display_path(&s.path, paths, &base),
-                "score": json_score(h.score),
-            })
-        }).collect::<Vec<_>>(),
-        "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
-        "no_match": results.no_match,
-        "unmatched_terms": results.unmatched_terms,
-        "weak_terms": results.weak_terms,
-    })
-}
-
-/// Search results as deferred-loading tool specs, grouped by namespace:
-/// a host can register them and load a skill's body only when the model
-/// calls the tool.
-pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
-    let skills = catalog.skills();
-    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
-    for hit in &results.hits {
-        let s = &skills[hit.index];
-        let tool = json!({
-            "type": "function",
-            "name": tool_name(&s.id),
-            "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id)),
-            "defer_loading": true,
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "section": {
-                        "type": "string",
-                        "description": "Heading of one section to read instead of the whole skill.",
-                    },
-                    "path": {
-                        "type": "string",
-                        "description": "A file inside the skill folder to read instead of SKILL.md, relative to the folder.",
-                    },
-                },
-                "required": [],
-            },
-        });
-        match groups.iter_mut().find(|(n, _)| *n == s.namespace) {
-            Some((_, tools)) => tools.push(tool),
-            None => groups.push((s.namespace.clone(), vec![tool])),
-        }
-    }
-    Value::Array(
-        groups
-            .into_iter()
-            .map(|(name, tools)| {
-                let description = catalog
-                    .namespace(&name)
-                    .map(|n| n.description.clone())
-                    .unwrap_or_default();
-                json!({
-                    "type": "namespace",
-                    "name": if name.is_empty() { "skills".to_string() } else { name },
-                    "description": cap_description(&description),
-                    "tools": tools,
-                })
-            })
-            .collect(),
-    )
-}
-
-/// A function name hosts accept (`[A-Za-z0-9_-]{1,64}`) for a skill id:
-/// the id itself when it fits; otherwise its ASCII letters (accents
-/// dropped: `café` → `cafe`) and a hash of the whole id, so that two
-/// skills never share a name (`数据-清洗` → `skill-1f0c…`).
-fn tool_name(id: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if !id.is_empty() && id.len() <= 64 && id.chars().all(allowed) {
-        return id.to_string();
-    }
-    let mut base = String::new();
-    for c in id.nfkd() {
-        if allowed(c) {
-            base.push(c);
-        } else if c == '/' || c == '.' || c.is_whitespace() {
-            base.push('_');
-        }
-        // Anything else (accents, other scripts) is left out; the hash
-        // keeps the name unique.
-    }
-    let base = base.trim_matches(|c| c == '_' || c == '-');
-    let base = if base.chars().any(|c| c.is_ascii_alphanumeric()) {
-        base
-    } else {
-        "skill"
-    };
-    let mut hash = crate::hash::StableHasher::new();
-    hash.write(id.as_bytes());
-    let suffix = format!("-{:010x}", hash.finish() >> 24);
-    // The base is ASCII: cut anywhere.
-    let keep = base.len().min(64 - suffix.len());
-    format!("{}{suffix}", &base[..keep])
-}
-
-/// Descriptions in tool schemas: at most 1,000 bytes, cut at a character
-/// boundary, never empty.
-fn cap_description(text: &str) -> String {
-    const MAX: usize = 1000;
-    if text.trim().is_empty() {
-        return "A group of skills.".to_string();
-    }
-    if text.len() <= MAX {
-        return text.to_string();
-    }
-    let mut end = MAX - '…'.len_utf8();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tool_name;
-
-    #[test]
-    fn tool_names_are_valid_and_unique() {
-        let valid = |n: &str| {
-            (1..=64).contains(&n.len())
-                && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        };
-        assert_eq!(tool_name("pdf-extract"), "pdf-extract");
-        assert_eq!(tool_name("snake_case-2"), "snake_case-2");
-        let long = "a".repeat(100);
-        let ids = [
-            "数据-清洗",
-            "文档-翻译",
-            "café-skill",
-            "cafe\u{301}-skill",
-            "docs/pdf-extract",
-            "docs/pdf-extract~2",
-            long.as_str(),
-            &long[..99],
-        ];
-        let names: Vec<String> = ids.iter().map(|id| tool_name(id)).collect();
-        for (id, name) in ids.iter().zip(&names) {
-            assert!(valid(name), "{id} → {name}");
-        }
-        let mut unique = names.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), names.len(), "{names:?}");
-        assert!(names[2].starts_with("cafe-skill-"), "{}", names[2]);
-        assert!(names[0].starts_with("skill-"), "{}", names[0]);
-        assert!(names[4].starts_with("docs_pdf-extract-"), "{}", names[4]);
-        // The same id, the same name.
-        assert_eq!(tool_name("数据-清洗"), names[0]);
-    }
 }

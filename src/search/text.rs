@@ -48,98 +48,20 @@ pub(crate) fn stem(word: &str) -> String {
     }
 }
 
+/// The lines of a word list in `words/`: blank lines and `#` comments
+/// left out, surrounding spaces trimmed.
+fn word_lines(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+}
+
 /// Common English words that say nothing about which skill is meant.
-const STOP_WORDS: &[&str] = &[
-    "a",
-    "about",
-    "after",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "at",
-    "be",
-    "been",
-    "before",
-    "but",
-    "by",
-    "can",
-    "could",
-    "do",
-    "does",
-    "doing",
-    "done",
-    "for",
-    "from",
-    "get",
-    "got",
-    "had",
-    "has",
-    "have",
-    "help",
-    "here",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "just",
-    "let",
-    "like",
-    "me",
-    "my",
-    "need",
-    "of",
-    "on",
-    "one",
-    "or",
-    "our",
-    "please",
-    "should",
-    "so",
-    "some",
-    "something",
-    "that",
-    "the",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "this",
-    "those",
-    "to",
-    "up",
-    "us",
-    "use",
-    "used",
-    "using",
-    "via",
-    "want",
-    "was",
-    "way",
-    "we",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "why",
-    "will",
-    "with",
-    "without",
-    "would",
-    "you",
-    "your",
-];
+static STOP_WORDS: OnceLock<Vec<&'static str>> = OnceLock::new();
+
+fn stop_words() -> &'static [&'static str] {
+    STOP_WORDS.get_or_init(|| word_lines(include_str!("words/stop_words.txt")).collect())
+}
 
 /// Number words ("merge two pdfs", "three python versions") are searched
 /// but say little about which skill is meant: they weigh nothing in how
@@ -155,54 +77,17 @@ pub(crate) fn is_number_word(word: &str) -> bool {
 /// subject: "fix my car", "file my taxes", "tax return". They are searched,
 /// but a skill that matches only them has not matched what the query is
 /// about, so they weigh half in how much of a query a skill covers.
-const LIGHT_WORDS: &[&str] = &[
-    "add",
-    "anything",
-    "best",
-    "better",
-    "call",
-    "change",
-    "check",
-    "create",
-    "everything",
-    "file",
-    "find",
-    "fix",
-    "give",
-    "go",
-    "good",
-    "handle",
-    "keep",
-    "look",
-    "make",
-    "move",
-    "new",
-    "open",
-    "put",
-    "return",
-    "run",
-    "see",
-    "set",
-    "show",
-    "start",
-    "stuff",
-    "take",
-    "task",
-    "thing",
-    "tip",
-    "tool",
-    "try",
-    "turn",
-    "work",
-    "write",
-];
+fn light_words() -> impl Iterator<Item = &'static str> {
+    word_lines(include_str!("words/light_words.txt"))
+}
 
 /// Whether `stem` (a query word as [`stem`] gives it) is one of the
-/// [`LIGHT_WORDS`], in any of its forms (`fixing`, `files`).
+/// light words (`words/light_words.txt`), in any of its forms (`fixing`,
+/// `files`).
 pub(crate) fn is_light_word(stem: &str) -> bool {
     static STEMS: OnceLock<Vec<String>> = OnceLock::new();
     STEMS
-        .get_or_init(|| LIGHT_WORDS.iter().map(|w| self::stem(w)).collect())
+        .get_or_init(|| light_words().map(self::stem).collect())
         .iter()
         .any(|s| s == stem)
 }
@@ -216,7 +101,7 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
     let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
     let table = TABLE.get_or_init(|| {
         let mut table = [0u64; SLOTS];
-        for w in STOP_WORDS.iter().filter(|w| w.len() <= 8) {
+        for w in stop_words().iter().filter(|w| w.len() <= 8) {
             let key = pack(w);
             let mut i = slot(key);
             while table[i] != 0 {
@@ -600,176 +485,17 @@ fn cjk_pieces<F: FnMut(Piece<'_>) + ?Sized>(run: &[(usize, char)], unit: &mut us
 /// Words that mean the same thing in a task description ("shrink" an image
 /// is "resize" or "compress" it). Written as plain words; stemmed on load.
 /// Each group is symmetric. General vocabulary of tools and tasks only.
-const SYNONYMS: &[&[&str]] = &[
-    &[
-        "create",
-        "make",
-        "new",
-        "generate",
-        "add",
-        "build",
-        "scaffold",
-        "init",
-        "initialize",
-        "bootstrap",
-    ],
-    &[
-        "delete", "remove", "drop", "erase", "purge", "wipe", "discard",
-    ],
-    &[
-        "fix",
-        "repair",
-        "debug",
-        "troubleshoot",
-        "resolve",
-        "solve",
-        "diagnose",
-    ],
-    &["find", "search", "locate", "lookup", "discover", "query"],
-    &["convert", "transform", "export", "turn", "transcode"],
-    &[
-        "shrink",
-        "compress",
-        "reduce",
-        "minify",
-        "smaller",
-        "resize",
-        "downscale",
-        "optimize",
-    ],
-    &["run", "execute", "launch", "start", "invoke", "trigger"],
-    &["stop", "kill", "terminate", "halt", "cancel", "abort"],
-    &["show", "display", "list", "view", "print", "inspect"],
-    &[
-        "edit", "modify", "change", "update", "alter", "tweak", "adjust", "rewrite",
-    ],
-    &["read", "parse", "extract", "pull", "scrape", "fetch"],
-    &["write", "save", "store", "persist", "dump"],
-    &["send", "email", "mail", "message", "notify"],
-    &["test", "check", "verify", "validate", "assert", "lint"],
-    &["deploy", "release", "ship", "publish", "rollout"],
-    &["undo", "revert", "rollback", "restore", "recover"],
-    &[
-        "lost",
-        "lose",
-        "missing",
-        "vanish",
-        "disappear",
-        "gone",
-        "deleted",
-    ],
-    &[
-        "image",
-        "picture",
-        "photo",
-        "img",
-        "screenshot",
-        "png",
-        "jpeg",
-        "jpg",
-    ],
-    &["document", "doc", "docs", "paper", "report"],
-    &["merge", "combine", "join", "concatenate", "concat", "unite"],
-    &["split", "divide", "separate", "chunk", "cut"],
-    &["download", "fetch", "retrieve"],
-    &["upload", "push"],
-    &["schedule", "cron", "timer", "recurring", "periodic"],
-    &[
-        "error",
-        "bug",
-        "failure",
-        "crash",
-        "exception",
-        "broken",
-        "fail",
-    ],
-    &[
-        "slow",
-        "performance",
-        "latency",
-        "speed",
-        "fast",
-        "profile",
-        "bottleneck",
-    ],
-    &["secret", "password", "credential", "token", "apikey"],
-    &["database", "db", "sql"],
-    &[
-        "summary",
-        "summarize",
-        "summarise",
-        "digest",
-        "tldr",
-        "recap",
-    ],
-    &["meeting", "calendar", "appointment", "event", "invite"],
-    &["spreadsheet", "excel", "xlsx", "sheet", "csv", "workbook"],
-    &[
-        "chart",
-        "graph",
-        "plot",
-        "visualize",
-        "visualise",
-        "visualization",
-        "dashboard",
-    ],
-    &["video", "movie", "clip", "footage", "mp4"],
-    &["audio", "sound", "music", "mp3", "podcast", "voice"],
-    &[
-        "translate",
-        "localize",
-        "localise",
-        "i18n",
-        "l10n",
-        "internationalization",
-        "translation",
-    ],
-    &["backup", "snapshot", "archive"],
-    &["container", "docker", "image"],
-    &["kubernetes", "k8s", "kubectl", "cluster", "pod"],
-    &["log", "logs", "logging", "trace", "tracing"],
-    &[
-        "monitor",
-        "monitoring",
-        "alert",
-        "alerting",
-        "observability",
-        "metrics",
-    ],
-    &["permission", "access", "authorization", "role", "rbac"],
-    &["login", "signin", "authentication", "auth", "sso", "oauth"],
-    &["website", "site", "web", "page", "webpage", "html"],
-    &["table", "tabular", "rows", "columns"],
-    &["text", "words", "wording", "prose", "copy"],
-    &["review", "audit", "critique", "feedback"],
-    &["commit", "changeset", "revision"],
-    &[
-        "dependency",
-        "dependencies",
-        "package",
-        "library",
-        "crate",
-        "module",
-    ],
-    &["install", "setup", "configure", "provision"],
-    &["question", "ask", "faq"],
-    &[
-        "money", "invoice", "payment", "billing", "expense", "budget",
-    ],
-    &["sign", "signature", "signing"],
-    &["scan", "scanned", "ocr"],
-    &["form", "fillable", "field"],
-    &["api", "endpoint", "rest", "http"],
-    &["machine", "server", "host", "vm", "instance"],
-];
+fn synonym_groups() -> impl Iterator<Item = &'static str> {
+    word_lines(include_str!("words/synonyms.txt"))
+}
 
 /// Synonym lookup by stemmed term.
 pub(crate) fn synonyms(term: &str) -> &'static [String] {
     static MAP: OnceLock<std::collections::HashMap<String, Vec<String>>> = OnceLock::new();
     let map = MAP.get_or_init(|| {
         let mut map: std::collections::HashMap<String, Vec<String>> = Default::default();
-        for group in SYNONYMS {
-            let stems: Vec<String> = group.iter().map(|w| stem(w)).collect();
+        for group in synonym_groups() {
+            let stems: Vec<String> = group.split_whitespace().map(stem).collect();
             for s in &stems {
                 let entry = map.entry(s.clone()).or_default();
                 for other in &stems {
@@ -822,207 +548,17 @@ pub(crate) fn bounded_distance(a: &[u8], b: &[u8], max: usize) -> Option<usize> 
 /// Common task words of Chinese, Japanese and Korean with their English
 /// equivalents, so a question in one language finds a skill described in
 /// another. General vocabulary of software and office work only.
-const GLOSSARY: &[(&str, &str)] = &[
-    // Chinese
-    ("提取", "extract"),
-    ("抽取", "extract"),
-    ("文字", "text"),
-    ("文本", "text"),
-    ("合并", "merge combine"),
-    ("拆分", "split"),
-    ("分割", "split"),
-    ("转换", "convert"),
-    ("图片", "image"),
-    ("图像", "image"),
-    ("照片", "photo image"),
-    ("压缩", "compress"),
-    ("缩小", "resize shrink"),
-    ("裁剪", "crop"),
-    ("视频", "video"),
-    ("音频", "audio"),
-    ("数据库", "database"),
-    ("备份", "backup"),
-    ("恢复", "restore recover"),
-    ("迁移", "migrate migration"),
-    ("部署", "deploy"),
-    ("发布", "release publish"),
-    ("回滚", "rollback"),
-    ("容器", "container"),
-    ("镜像", "image container"),
-    ("集群", "cluster"),
-    ("服务器", "server"),
-    ("日志", "log"),
-    ("监控", "monitor"),
-    ("告警", "alert"),
-    ("报警", "alert"),
-    ("性能", "performance"),
-    ("测试", "test"),
-    ("单元测试", "unit test"),
-    ("调试", "debug"),
-    ("错误", "error"),
-    ("修复", "fix"),
-    ("漏洞", "vulnerability security"),
-    ("安全", "security"),
-    ("密码", "password"),
-    ("密钥", "key secret"),
-    ("加密", "encrypt"),
-    ("解密", "decrypt"),
-    ("证书", "certificate"),
-    ("权限", "permission"),
-    ("登录", "login"),
-    ("认证", "authentication"),
-    ("接口", "api"),
-    ("文档", "document documentation"),
-    ("表格", "table spreadsheet"),
-    ("电子表格", "spreadsheet"),
-    ("图表", "chart"),
-    ("报告", "report"),
-    ("总结", "summary summarize"),
-    ("摘要", "summary"),
-    ("翻译", "translate"),
-    ("邮件", "email"),
-    ("会议", "meeting"),
-    ("日历", "calendar"),
-    ("日程", "schedule calendar"),
-    ("定时", "schedule cron"),
-    ("任务", "task job"),
-    ("脚本", "script"),
-    ("命令", "command"),
-    ("终端", "terminal shell"),
-    ("提交", "commit"),
-    ("分支", "branch"),
-    ("冲突", "conflict"),
-    ("代码", "code"),
-    ("审查", "review"),
-    ("评审", "review"),
-    ("重构", "refactor"),
-    ("依赖", "dependency"),
-    ("安装", "install"),
-    ("配置", "config configure"),
-    ("环境", "environment"),
-    ("变量", "variable"),
-    ("网页", "web page"),
-    ("网站", "website"),
-    ("前端", "frontend"),
-    ("后端", "backend"),
-    ("爬虫", "scrape crawler"),
-    ("抓取", "scrape fetch"),
-    ("下载", "download"),
-    ("上传", "upload"),
-    ("搜索", "search"),
-    ("查找", "find search"),
-    ("查询", "query"),
-    ("删除", "delete"),
-    ("创建", "create"),
-    ("生成", "generate"),
-    ("编写", "write"),
-    ("写", "write"),
-    ("读取", "read"),
-    ("解析", "parse"),
-    ("格式", "format"),
-    ("格式化", "format"),
-    ("签名", "sign signature"),
-    ("表单", "form"),
-    ("填写", "fill"),
-    ("扫描", "scan ocr"),
-    ("识别", "recognize ocr"),
-    ("字幕", "subtitle caption"),
-    ("发票", "invoice"),
-    ("报销", "expense"),
-    ("预算", "budget"),
-    ("财务", "finance accounting"),
-    ("合同", "contract"),
-    ("招聘", "hiring recruit"),
-    ("面试", "interview"),
-    ("简历", "resume"),
-    ("数据", "data"),
-    ("分析", "analyze analysis"),
-    ("可视化", "visualize visualization"),
-    ("清洗", "clean"),
-    ("模型", "model"),
-    ("训练", "train"),
-    ("机器学习", "machine learning"),
-    ("统计", "statistics"),
-    ("国际化", "i18n internationalization"),
-    ("本地化", "localize"),
-    ("无障碍", "accessibility"),
-    ("移动", "mobile"),
-    ("应用", "app application"),
-    ("手机", "mobile phone"),
-    ("通知", "notification notify"),
-    ("缓存", "cache"),
-    ("队列", "queue"),
-    ("索引", "index"),
-    ("慢查询", "slow query"),
-    ("优化", "optimize"),
-    ("版本", "version"),
-    ("更新日志", "changelog"),
-    ("规范", "convention standard"),
-    ("中文", "chinese"),
-    // Japanese
-    ("抽出", "extract"),
-    ("画像", "image"),
-    ("変換", "convert"),
-    ("翻訳", "translate"),
-    ("削除", "delete"),
-    ("検索", "search"),
-    ("作成", "create"),
-    ("結合", "merge"),
-    ("分割", "split"),
-    ("圧縮", "compress"),
-    ("動画", "video"),
-    ("音声", "audio voice"),
-    ("デプロイ", "deploy"),
-    ("バックアップ", "backup"),
-    ("データベース", "database"),
-    ("テスト", "test"),
-    ("ログ", "log"),
-    ("メール", "email"),
-    ("会議", "meeting"),
-    ("請求書", "invoice"),
-    ("翻訳する", "translate"),
-    ("文書", "document"),
-    ("表計算", "spreadsheet"),
-    ("グラフ", "chart graph"),
-    ("コミット", "commit"),
-    ("ブランチ", "branch"),
-    ("コンテナ", "container"),
-    ("セキュリティ", "security"),
-    // Korean
-    ("추출", "extract"),
-    ("이미지", "image"),
-    ("변환", "convert"),
-    ("번역", "translate"),
-    ("삭제", "delete"),
-    ("검색", "search"),
-    ("생성", "create"),
-    ("병합", "merge"),
-    ("압축", "compress"),
-    ("동영상", "video"),
-    ("배포", "deploy"),
-    ("백업", "backup"),
-    ("데이터베이스", "database"),
-    ("테스트", "test"),
-    ("로그", "log"),
-    ("이메일", "email"),
-    ("회의", "meeting"),
-    ("문서", "document"),
-    ("보안", "security"),
-    ("커밋", "commit"),
-    ("컨테이너", "container"),
-    ("스프레드시트", "spreadsheet"),
-    ("차트", "chart"),
-    ("요약", "summary summarize"),
-];
+fn glossary() -> impl Iterator<Item = (&'static str, &'static str)> {
+    word_lines(include_str!("words/glossary.txt")).filter_map(|line| line.split_once(' '))
+}
 
 /// English stems for the glossary words found in `text`, with the byte
 /// range each was found at. Longer words win over the words inside them.
 pub(crate) fn glossary_matches(text: &str) -> Vec<(usize, usize, &'static [String])> {
     static ENTRIES: OnceLock<Vec<(&'static str, Vec<String>)>> = OnceLock::new();
     let entries = ENTRIES.get_or_init(|| {
-        let mut entries: Vec<(&'static str, Vec<String>)> = GLOSSARY
-            .iter()
-            .map(|(k, v)| (*k, v.split_whitespace().map(stem).collect()))
+        let mut entries: Vec<(&'static str, Vec<String>)> = glossary()
+            .map(|(k, v)| (k, v.split_whitespace().map(stem).collect()))
             .collect();
         // Longest first, so 数据库 is taken before 数据.
         entries.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
@@ -1058,8 +594,10 @@ mod tests {
 
     #[test]
     fn stop_words_sorted() {
-        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(STOP_WORDS.iter().all(|w| w.len() <= 9 && is_stop_word(w)));
+        let words = stop_words();
+        assert!(words.len() > 50);
+        assert!(words.windows(2).all(|w| w[0] < w[1]));
+        assert!(words.iter().all(|w| w.len() <= 9 && is_stop_word(w)));
         for word in [
             "",
             "x",

@@ -1004,6 +1004,43 @@ fn read_skill_accepts_a_skill_uri() {
     );
 }
 
+/// search_skills and `skilldex search` say the same thing in words: a weak
+/// answer comes flagged low with the same advice, a plain no-match too, and
+/// every hit carries its confidence.
+#[test]
+fn search_skills_says_what_the_cli_says() {
+    let (temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let root_s = root.to_str().unwrap();
+    for (query, confidence, no_match) in [
+        ("review a knitting pattern for a wool sweater", "low", false),
+        ("knit a sweater", "low", true),
+        ("review the code of a pull request", "high", false),
+    ] {
+        let (is_error, text) = raw.call("search_skills", json!({"query": query}));
+        assert!(!is_error, "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["confidence"], confidence, "{query}: {text}");
+        assert_eq!(answer["no_match"], no_match, "{query}: {text}");
+        for hit in answer["results"].as_array().unwrap() {
+            assert!(
+                hit["confidence"] == "high" || hit["confidence"] == "low",
+                "{text}"
+            );
+        }
+        let cli = super::run_in(temp.path(), &["search", "--root", root_s, query]);
+        match answer["advice"].as_str() {
+            Some(advice) => {
+                assert_eq!(cli.stdout.lines().next(), Some(advice), "{query}: {cli:?}")
+            }
+            None => {
+                assert_eq!(confidence, "high", "{text}");
+                assert!(!cli.stdout.contains("Weak matches"), "{cli:?}");
+            }
+        }
+    }
+}
+
 /// A disabled skill can be found: search_skills names the matching ones
 /// apart from the results, `select:` too, and request_skill_enable
 /// suggests disabled names.

@@ -133,7 +133,11 @@ fn a_query_with_no_answer_says_so() {
     // The human answer names the words and where to look instead.
     let run = run_in(&super::repo(), &["search", "book a flight to Lisbon"]);
     assert_eq!(run.code, 1);
-    assert!(run.stdout.contains("No skill matches"), "{run:?}");
+    assert!(
+        run.stdout
+            .starts_with("No skill shares a meaningful word with this query."),
+        "{run:?}"
+    );
     assert!(run.stdout.contains("flight"), "{run:?}");
     assert!(run.stdout.contains("skilldex list"), "{run:?}");
 }
@@ -373,23 +377,55 @@ fn ranking_quality_on_the_labelled_set() {
         eval::table(&baseline)
     );
     let (o, b) = (&ours.overall, &baseline.overall);
+    // No worse than the ranking of 2026-12-01 (R@1 0.816, R@5 0.864, MRR
+    // 0.858), and well above plain BM25.
     assert!(
-        o.r5() >= 0.85 && o.r5() > b.r5() + 0.1,
+        o.r5() >= 0.864 && o.r5() > b.r5() + 0.1,
         "R@5 {} vs BM25 {}",
         o.r5(),
         b.r5()
     );
     assert!(
-        o.r1() >= 0.78 && o.mrr() >= 0.83,
+        o.r1() >= 0.816 && o.mrr() >= 0.858,
         "R@1 {} MRR {}",
         o.r1(),
         o.mrr()
     );
+    // Honest without hiding: answerable queries are answered, and mostly
+    // flagged high; the ones no skill answers are flagged low or no match.
     assert!(
-        o.no_match_precision() >= 0.65 && o.no_match_recall() >= 0.8,
+        o.answered_share() >= 0.95 && o.high_share() >= 0.75,
         "{o:?}"
     );
+    assert!(o.declined_share() >= 0.8, "{o:?}");
     assert_eq!(ours.by_kind["exact"].r1(), 1.0);
+    assert_eq!(ours.by_kind["exact"].high_share(), 1.0);
+}
+
+/// Requests no skill answers (everyday tasks, in a user's words, some
+/// sharing words with the catalog: "my python keeps hiding under the log")
+/// come back flagged low or "no match", on the bundled catalog alone and
+/// with the evaluation catalog. Prints the tables (`--nocapture`).
+#[test]
+#[allow(clippy::print_stdout)]
+fn requests_no_skill_answers_are_flagged() {
+    use skilldex::search::eval;
+    let repo = super::repo();
+    let queries = eval::parse_queries(
+        &std::fs::read_to_string(repo.join("evals/search/unanswerable.jsonl")).unwrap(),
+    )
+    .unwrap();
+    assert!(queries.len() >= 50 && queries.iter().all(|q| q.relevant.is_empty()));
+    for roots in [
+        vec![repo.join("skills")],
+        vec![repo.join("skills"), repo.join("evals/search/catalog")],
+    ] {
+        let catalog = skilldex::CatalogBuilder::new(roots).build().unwrap();
+        let report = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
+        println!("{}", eval::table(&report));
+        let declined = report.overall.declined_share();
+        assert!(declined >= 0.8, "{declined}: {:#?}", report.misses);
+    }
 }
 
 #[test]
@@ -725,15 +761,22 @@ fn a_name_prefix_is_counted_in_characters() {
 
 #[test]
 fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
-    // A letter changed in a short word, a four-letter word, a word known
-    // only through a synonym: guesses, not evidence.
-    for (query, weak) in [("paint", "paint"), ("txet", "txet"), ("picture", "picture")] {
+    // A letter changed in a short word, a four-letter word: guesses, not
+    // evidence.
+    for (query, weak) in [("paint", "paint"), ("txet", "txet")] {
         let (run, json) = search_json(&[query]);
         assert_eq!(run.code, 1, "{query}: {run:?}");
         assert_eq!(json["no_match"], true, "{query}: {json}");
         assert_eq!(words(&json, "weak_terms"), [weak], "{query}: {json}");
         assert!(words(&json, "unmatched_terms").is_empty(), "{json}");
     }
+    // A word known only through a synonym ("picture" → image) is related:
+    // the closest skills come back, flagged low.
+    let (run, json) = search_json(&["picture"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(json["no_match"], false, "{json}");
+    assert_eq!(json["confidence"], "low", "{json}");
+    assert_eq!(words(&json, "weak_terms"), ["picture"], "{json}");
     // Unrelated words still find nothing, and the answer says which.
     for query in [
         "kubernetes helm chart",
@@ -774,10 +817,14 @@ fn a_general_word_alone_does_not_answer_for_the_subject() {
             "{query}: {json}"
         );
     }
-    // One word of two is not enough when the other is unknown or only
-    // guessed: "bake" is in a Dockerfile skill ("baked-in"), bread nowhere.
+    // One word of two is not a sure answer when the other is unknown or
+    // only guessed: "bake" is in a Dockerfile skill ("baked-in"), bread
+    // nowhere. The skill comes back, flagged low.
     let (run, json) = search_json(&["bake bread"]);
-    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ids(&json)[0], "dockerfile-hardening", "{json}");
+    assert_eq!(json["confidence"], "low", "{json}");
+    assert_eq!(json["results"][0]["confidence"], "low", "{json}");
     assert_eq!(words(&json, "weak_terms"), ["bread"], "{json}");
     let (run, json) = search_json(&["bake"]);
     assert_eq!(run.code, 0, "{run:?}");
@@ -853,4 +900,155 @@ fn a_text_no_match_names_the_weak_words() {
             .contains("Words that matched only weakly (a related word or a guessed typo): paint"),
         "{out:?}"
     );
+}
+
+/// A request that shares a word with a skill but whose other words the
+/// catalog lacks gets that skill, flagged low with the words that matched
+/// nothing; the words of a sure answer leave it high.
+#[test]
+fn a_weak_answer_is_flagged_not_hidden() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    for (name, description) in [
+        (
+            "currency-exchange",
+            "Converts an amount between currencies at today's exchange rate. Use when prices are in another currency.",
+        ),
+        ("unit-convert", "Converts lengths, weights and temperatures. Use when a recipe or a plan uses other units."),
+        ("csv-clean", "Cleans CSV files. Use when a CSV is messy."),
+    ] {
+        write(root, &format!("money/{name}/SKILL.md"), skill_md(name, description));
+    }
+    let root_s = root.to_str().unwrap();
+    let query = "I want to exchange my 1000 Russian Rubles to Chinese Yuan, how much will I get?";
+    let answer = run_in(root, &["search", "--json", "--root", root_s, query]);
+    assert_eq!(answer.code, 0, "{answer:?}");
+    let json = answer.json();
+    assert_eq!(json["no_match"], false, "{json}");
+    assert_eq!(json["confidence"], "low", "{json}");
+    assert_eq!(ids(&json)[0], "currency-exchange", "{json}");
+    assert_eq!(json["results"][0]["confidence"], "low", "{json}");
+    let unmatched = words(&json, "unmatched_terms");
+    for word in ["rubles", "yuan"] {
+        assert!(unmatched.contains(&word.to_string()), "{json}");
+    }
+    // The text answer says so first, and marks the hit.
+    let text = run_in(root, &["search", "--root", root_s, query]);
+    assert_eq!(text.code, 0, "{text:?}");
+    assert!(text.stdout.starts_with("Weak matches: "), "{text:?}");
+    assert!(text.stdout.contains(" low\n"), "{text:?}");
+    assert!(
+        text.stdout.contains("Words that matched nothing: "),
+        "{text:?}"
+    );
+    // Said with the catalog's words, the answer is sure.
+    let sure = run_in(
+        root,
+        &[
+            "search",
+            "--json",
+            "--root",
+            root_s,
+            "exchange rate between currencies",
+        ],
+    );
+    let json = sure.json();
+    assert_eq!(json["confidence"], "high", "{json}");
+    assert_eq!(json["results"][0]["confidence"], "high", "{json}");
+    assert_eq!(ids(&json)[0], "currency-exchange", "{json}");
+    let text = run_in(
+        root,
+        &[
+            "search",
+            "--root",
+            root_s,
+            "exchange rate between currencies",
+        ],
+    );
+    assert!(!text.stdout.contains("Weak matches"), "{text:?}");
+}
+
+/// Split a command the way a POSIX shell does for plain, single-quoted and
+/// backslash-escaped words (all the hints use).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if !quoted => {
+                if let Some(next) = chars.next() {
+                    word.get_or_insert_with(String::new).push(next);
+                }
+            }
+            '\'' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            ' ' if !quoted => {
+                if let Some(w) = word.take() {
+                    words.push(w);
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// The commands a search answer suggests carry the `--root` and
+/// `--config` the user gave, and run as printed.
+#[test]
+fn suggested_commands_run_as_printed() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("my skills");
+    write(
+        &root,
+        "kitchen/bread-baking/SKILL.md",
+        skill_md("bread-baking", "Bakes sourdough bread. Use when baking."),
+    );
+    write(
+        &root,
+        "kitchen/README.md",
+        "---\ndescription: Cooking and baking at home.\n---\n\nCooking and baking at home.\n",
+    );
+    let config = temp.path().join("it's.yaml");
+    std::fs::write(&config, "{}\n").unwrap();
+    let root_s = root.to_str().unwrap();
+    let config_s = config.to_str().unwrap();
+    let cwd = temp.path();
+    let base = ["search", "--root", root_s, "--config", config_s];
+    let check = |command: &str| {
+        let words = shell_words(command);
+        assert_eq!(words[0], "skilldex", "{command}");
+        assert!(words.iter().any(|w| w == root_s), "{command}");
+        assert!(words.iter().any(|w| w == config_s), "{command}");
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let ran = run_in(cwd, &args);
+        assert_eq!(ran.code, 0, "{command}: {ran:?}");
+        ran
+    };
+    // No match: browse the catalog.
+    let answer = run_in(cwd, &[&base[..], &["knit a sweater"]].concat());
+    assert_eq!(answer.code, 1, "{answer:?}");
+    let browse = answer
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Browse everything with `"))
+        .and_then(|l| l.strip_suffix("`."))
+        .unwrap_or_else(|| panic!("{answer:?}"));
+    assert!(check(browse).stdout.contains("bread-baking"));
+    // An answer: read a hit.
+    let answer = run_in(cwd, &[&base[..], &["bake bread"]].concat());
+    assert_eq!(answer.code, 0, "{answer:?}");
+    let read = answer
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("skilldex: read one with `"))
+        .and_then(|l| l.split_once('`'))
+        .map(|(command, _)| command.replace("NAME", "bread-baking"))
+        .unwrap_or_else(|| panic!("{answer:?}"));
+    assert!(check(&read).stdout.contains("Do the thing."));
 }

@@ -1,0 +1,202 @@
+//! The shapes of a search answer: its `--json` form (also the MCP tool's),
+//! deferred-loading tool specs, and the sentence that says what a weak
+//! answer or a miss means.
+
+use super::{select_list, Confidence, SearchResults};
+use crate::catalog::Catalog;
+use crate::query::render::display_path;
+use crate::query::PathStyle;
+use serde_json::{json, Value};
+
+/// What an answer means, in words for a person or a model: the CLI's text
+/// output and the MCP tool's `advice` say the same. `None` for a sure
+/// answer.
+pub fn advice(results: &SearchResults) -> Option<&'static str> {
+    let selection = select_list(&results.query).is_some();
+    if results.no_match {
+        Some(if selection {
+            "No skill has any of these names."
+        } else {
+            "No skill shares a meaningful word with this query. Try other words (what the task does, not how) or look at the namespaces listed; do not pick a skill that does not fit."
+        })
+    } else if results.confidence == Confidence::Low && !selection {
+        Some("Weak matches: these skills match little of what the query is about (confidence: low). Read a description before relying on one; if none fits, do the task without a skill.")
+    } else {
+        None
+    }
+}
+
+/// A score for JSON: the three decimals it was rounded to, not the binary
+/// expansion of the `f32` (`0.232`, not `0.23199999332427979`).
+fn json_score(score: f32) -> f64 {
+    format!("{score:.3}").parse().unwrap_or(0.0)
+}
+
+/// The `--json` shape of a search answer.
+pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
+    let base = std::env::current_dir().unwrap_or_default();
+    let skills = catalog.skills();
+    json!({
+        "query": results.query,
+        "results": results.hits.iter().map(|h| {
+            let s = &skills[h.index];
+            json!({
+                "id": s.id,
+                "name": s.name,
+                "namespace": s.namespace,
+                "description": s.description,
+                "path": display_path(&s.path, paths, &base),
+                "score": json_score(h.score),
+                "confidence": h.confidence.as_str(),
+            })
+        }).collect::<Vec<_>>(),
+        "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
+        "no_match": results.no_match,
+        "confidence": results.confidence.as_str(),
+        "unmatched_terms": results.unmatched_terms,
+        "weak_terms": results.weak_terms,
+    })
+}
+
+/// Search results as deferred-loading tool specs, grouped by namespace:
+/// a host can register them and load a skill's body only when the model
+/// calls the tool.
+pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
+    let skills = catalog.skills();
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for hit in &results.hits {
+        let s = &skills[hit.index];
+        let tool = json!({
+            "type": "function",
+            "name": tool_name(&s.id),
+            "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id)),
+            "defer_loading": true,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "section": {
+                        "type": "string",
+                        "description": "Heading of one section to read instead of the whole skill.",
+                    },
+                    "path": {
+                        "type": "string",
+                        "description": "A file inside the skill folder to read instead of SKILL.md, relative to the folder.",
+                    },
+                },
+                "required": [],
+            },
+        });
+        match groups.iter_mut().find(|(n, _)| *n == s.namespace) {
+            Some((_, tools)) => tools.push(tool),
+            None => groups.push((s.namespace.clone(), vec![tool])),
+        }
+    }
+    Value::Array(
+        groups
+            .into_iter()
+            .map(|(name, tools)| {
+                let description = catalog
+                    .namespace(&name)
+                    .map(|n| n.description.clone())
+                    .unwrap_or_default();
+                json!({
+                    "type": "namespace",
+                    "name": if name.is_empty() { "skills".to_string() } else { name },
+                    "description": cap_description(&description),
+                    "tools": tools,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A function name hosts accept (`[A-Za-z0-9_-]{1,64}`) for a skill id:
+/// the id itself when it fits; otherwise its ASCII letters (accents
+/// dropped: `café` → `cafe`) and a hash of the whole id, so that two
+/// skills never share a name (`数据-清洗` → `skill-1f0c…`).
+fn tool_name(id: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !id.is_empty() && id.len() <= 64 && id.chars().all(allowed) {
+        return id.to_string();
+    }
+    let mut base = String::new();
+    for c in id.nfkd() {
+        if allowed(c) {
+            base.push(c);
+        } else if c == '/' || c == '.' || c.is_whitespace() {
+            base.push('_');
+        }
+        // Anything else (accents, other scripts) is left out; the hash
+        // keeps the name unique.
+    }
+    let base = base.trim_matches(|c| c == '_' || c == '-');
+    let base = if base.chars().any(|c| c.is_ascii_alphanumeric()) {
+        base
+    } else {
+        "skill"
+    };
+    let mut hash = crate::hash::StableHasher::new();
+    hash.write(id.as_bytes());
+    let suffix = format!("-{:010x}", hash.finish() >> 24);
+    // The base is ASCII: cut anywhere.
+    let keep = base.len().min(64 - suffix.len());
+    format!("{}{suffix}", &base[..keep])
+}
+
+/// Descriptions in tool schemas: at most 1,000 bytes, cut at a character
+/// boundary, never empty.
+fn cap_description(text: &str) -> String {
+    const MAX: usize = 1000;
+    if text.trim().is_empty() {
+        return "A group of skills.".to_string();
+    }
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tool_name;
+
+    #[test]
+    fn tool_names_are_valid_and_unique() {
+        let valid = |n: &str| {
+            (1..=64).contains(&n.len())
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        assert_eq!(tool_name("pdf-extract"), "pdf-extract");
+        assert_eq!(tool_name("snake_case-2"), "snake_case-2");
+        let long = "a".repeat(100);
+        let ids = [
+            "数据-清洗",
+            "文档-翻译",
+            "café-skill",
+            "cafe\u{301}-skill",
+            "docs/pdf-extract",
+            "docs/pdf-extract~2",
+            long.as_str(),
+            &long[..99],
+        ];
+        let names: Vec<String> = ids.iter().map(|id| tool_name(id)).collect();
+        for (id, name) in ids.iter().zip(&names) {
+            assert!(valid(name), "{id} → {name}");
+        }
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert!(names[2].starts_with("cafe-skill-"), "{}", names[2]);
+        assert!(names[0].starts_with("skill-"), "{}", names[0]);
+        assert!(names[4].starts_with("docs_pdf-extract-"), "{}", names[4]);
+        // The same id, the same name.
+        assert_eq!(tool_name("数据-清洗"), names[0]);
+    }
+}
