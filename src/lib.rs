@@ -36,6 +36,7 @@ pub mod scan;
 pub mod schema;
 pub mod search;
 pub mod tokens;
+pub mod toolcat;
 pub mod tools;
 
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};
