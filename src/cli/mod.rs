@@ -20,6 +20,7 @@ mod search;
 mod serve;
 mod style;
 mod tools;
+mod tools_sync;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

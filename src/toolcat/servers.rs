@@ -61,10 +61,10 @@ impl ConfiguredServer {
     /// The folder `cwd` is relative to (and the default `cwd`): the
     /// folder of the file that configured the server.
     pub fn base_dir(&self) -> PathBuf {
-        self.source
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."))
+        match self.source.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
     }
 
     /// A name usable as a folder name: not empty, no `/` or `\`, not `.`

@@ -14,6 +14,8 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+#[cfg(feature = "mcp")]
+mod tools_sync;
 mod watch;
 
 use std::path::{Path, PathBuf};
