@@ -228,14 +228,13 @@ fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<ExitCode> {
 
 fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
     let profile: Profile = args.profile.into();
-    let catalog = build(
-        &cli.global,
-        &builder(&cli.global, profile)?.check_bodies(true),
-    )?;
+    let builder = builder(&cli.global, profile)?.check_bodies(true);
+    let catalog = build(&cli.global, &builder)?;
     let diagnostics = catalog.diagnostics();
     let counts = count(diagnostics);
+    let tools = super::tools_lint::lint_tool_catalogs(builder.roots(), cli.global.max_depth);
     if args.json || args.format == LintFormat::Json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "profile": profile.as_str(),
             "diagnostics": diagnostics,
             "summary": {
@@ -245,6 +244,9 @@ fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
                 "infos": counts.infos,
             }
         });
+        if !tools.catalogs.is_empty() {
+            value["tool_catalogs"] = tools.json();
+        }
         write_json(&value)?;
     } else {
         let style = Style::stdout(cli.global.color);
@@ -252,26 +254,28 @@ fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCode> {
         for d in diagnostics {
             writeln!(out, "{}", diagnostic_line(d, &style))?;
         }
+        tools.write_text(&mut out, &style)?;
         out.flush()?;
         if !cli.global.quiet {
             let style = Style::stderr(cli.global.color);
-            let verdict = if counts.errors > 0 {
+            let verdict = if counts.errors + tools.errors() > 0 {
                 style.red("failed")
             } else {
                 style.green("ok")
             };
             say!(
-                "skilldex lint ({}): {} — {} loaded, {}, {}, {}",
+                "skilldex lint ({}): {} — {} loaded, {}, {}, {}{}",
                 profile.as_str(),
                 verdict,
                 plural(catalog.skills().len(), "skill", "skills"),
                 plural(counts.errors, "error", "errors"),
                 plural(counts.warnings, "warning", "warnings"),
                 plural(counts.infos, "note", "notes"),
+                tools.summary(),
             );
         }
     }
-    Ok(if counts.errors > 0 {
+    Ok(if counts.errors + tools.errors() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

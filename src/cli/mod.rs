@@ -20,6 +20,7 @@ mod search;
 mod serve;
 mod style;
 mod tools;
+mod tools_lint;
 mod tools_sync;
 mod watch;
 

@@ -49,13 +49,14 @@ pub struct CatalogTool {
     pub column: u32,
 }
 
-/// How serious each sanitiser change is: `Warning` when the model loses a
-/// rule the server meant (a dropped constraint, type or ref), `Info` when
-/// only the shape changed.
+/// How serious each sanitiser change is: `Warning` when the schema was
+/// wrong or the model loses meaning (an unknown type, a ref to nothing, a
+/// boolean schema, a cut description), `Info` when valid JSON Schema was
+/// only brought into the subset (keywords such as `format` or `minimum`
+/// dropped, `properties` added, a type inferred).
 pub fn finding_severity(code: &str) -> Severity {
     match code {
-        "keyword-dropped"
-        | "type-unknown"
+        "type-unknown"
         | "ref-unresolved"
         | "boolean-schema"
         | "items-tuple"
@@ -160,8 +161,9 @@ fn cut_described(
             tool,
             pointer,
             format!(
-                "description is {} bytes; cut to {MAX_DESCRIPTION_BYTES} at a character boundary",
-                crate::rules::thousands(text.len())
+                "description is {} bytes; cut to {} at a character boundary",
+                crate::rules::thousands(text.len()),
+                crate::rules::thousands(MAX_DESCRIPTION_BYTES)
             ),
         );
         schema::cut_at_char_boundary(text, MAX_DESCRIPTION_BYTES)
@@ -205,10 +207,12 @@ fn load_tool(
             }
         }
     };
-    let raw = tool
-        .get("inputSchema")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Map::new()));
+    // A missing or non-object schema was reported when the file was read;
+    // it stands for an object with no properties.
+    let raw = match tool.get("inputSchema") {
+        Some(schema @ Value::Object(_)) => schema.clone(),
+        _ => serde_json::json!({"type": "object", "properties": {}}),
+    };
     let base = format!("{at}/inputSchema");
     let input_schema = match schema::sanitize_input_schema(&raw) {
         Ok(sanitized) => {
@@ -218,7 +222,7 @@ fn load_tool(
                     finding.code,
                     Some(&name),
                     &format!("{base}{}", finding.pointer),
-                    format!("{}: {}", name, finding),
+                    finding.to_string(),
                 );
             }
             sanitized.schema
@@ -229,7 +233,7 @@ fn load_tool(
                 "input-schema-refused",
                 Some(&name),
                 &base,
-                format!("{name}: {error}; the tool is left out"),
+                format!("{error}; the tool is left out"),
             );
             return None;
         }
@@ -319,9 +323,9 @@ mod tests {
         for expected in [
             "files/mcp-tools.json:1:1: info[server-description-default]",
             "files/mcp-tools.json:3:5: warning[tool-description-missing]",
-            "files/mcp-tools.json:8:19: warning[keyword-dropped]: write_file: /properties/path: dropped `format`",
+            "files/mcp-tools.json:8:19: info[keyword-dropped]: write_file: /properties/path: dropped `format`",
             "files/mcp-tools.json:9:19: info[type-renamed]: write_file: /properties/when: type `date` is a string format",
-            "files/mcp-tools.json:13:39: error[input-schema-refused]: broken:",
+            "files/mcp-tools.json:13:39: error[input-schema-refused]: broken: /: a tool's input schema must describe an object",
         ] {
             assert!(lines.iter().any(|l| l.starts_with(expected)), "{expected}\n{lines:#?}");
         }

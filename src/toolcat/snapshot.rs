@@ -57,18 +57,23 @@ pub struct SnapshotDiagnostic {
     pub message: String,
 }
 
+/// `path:line:column: severity[code]: tool: message` (the tool when the
+/// problem is in one).
 impl std::fmt::Display for SnapshotDiagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{}:{}:{}: {}[{}]: {}",
+            "{}:{}:{}: {}[{}]: ",
             self.path.display(),
             self.line,
             self.column,
             self.severity.as_str(),
             self.code,
-            self.message
-        )
+        )?;
+        if let Some(tool) = &self.tool {
+            write!(f, "{tool}: ")?;
+        }
+        f.write_str(&self.message)
     }
 }
 
@@ -482,9 +487,9 @@ mod tests {
         let expect = [
             "srv/mcp-tools.json:9:17: warning[snapshot-incomplete]",
             "srv/mcp-tools.json:4:5: error[tool-name-missing]: the tool has no `name`",
-            "srv/mcp-tools.json:5:14: error[tool-name-duplicate]: a second tool named `read` (the first is on line 3)",
-            "srv/mcp-tools.json:6:14: warning[tool-name-unusual]",
-            "srv/mcp-tools.json:6:42: warning[input-schema-invalid]: `inputSchema` is true",
+            "srv/mcp-tools.json:5:14: error[tool-name-duplicate]: read: a second tool named `read` (the first is on line 3)",
+            "srv/mcp-tools.json:6:14: warning[tool-name-unusual]: has space: tool name",
+            "srv/mcp-tools.json:6:42: warning[input-schema-invalid]: has space: `inputSchema` is true",
             "srv/mcp-tools.json:7:5: error[tool-invalid]",
         ];
         for line in expect {
