@@ -338,6 +338,25 @@ mod tests {
     }
 
     #[test]
+    fn every_loaded_schema_of_the_fixture_fits_the_subset() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/tool-catalogs/notebook")
+            .join(super::super::SNAPSHOT_FILE);
+        let (namespace, diagnostics) = load_namespace(&path).unwrap();
+        assert_eq!(namespace.tools.len(), 6, "the null-typed tool is left out");
+        for tool in &namespace.tools {
+            let issues = schema::validate_subset(&tool.input_schema);
+            assert!(issues.is_empty(), "{}: {issues:?}", tool.id);
+            assert!(!tool.description.is_empty() && tool.description.len() <= 1_000);
+        }
+        assert_eq!(
+            namespace.description,
+            "Notebook tools: search, write and organise notes."
+        );
+        assert!(diagnostics.iter().all(|d| d.path == path));
+    }
+
+    #[test]
     fn a_server_description_comes_from_instructions_when_missing() {
         let (namespace, _) = load(
             r#"{"server": {"name": "x", "description": "", "instructions": "\n  Search the wiki.\nMore."}, "tools": []}"#,
