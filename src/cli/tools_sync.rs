@@ -13,9 +13,13 @@
 
 use super::Cli;
 use clap::Args;
+#[cfg(feature = "mcp")]
 use skilldex::toolcat::servers::{self, ConfiguredServer};
-use std::path::{Path, PathBuf};
+#[cfg(feature = "mcp")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
+#[cfg(feature = "mcp")]
 use std::time::Duration;
 
 #[derive(Debug, Args)]
@@ -44,6 +48,7 @@ pub(super) struct SyncArgs {
     json: bool,
 }
 
+#[cfg(feature = "mcp")]
 /// What happened to one server.
 #[derive(Debug, serde::Serialize)]
 struct Outcome {
@@ -65,6 +70,7 @@ struct Outcome {
     stderr_tail: Option<String>,
 }
 
+#[cfg(feature = "mcp")]
 impl Outcome {
     fn new(server: &str, status: &'static str) -> Self {
         Outcome {
@@ -80,6 +86,7 @@ impl Outcome {
     }
 }
 
+#[cfg(feature = "mcp")]
 pub(super) fn sync_command(cli: &Cli, args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let settings = super::settings(&cli.global)?;
     let mut by_name: std::collections::BTreeMap<String, ConfiguredServer> =
@@ -152,10 +159,12 @@ pub(super) fn sync_command(cli: &Cli, args: &SyncArgs) -> anyhow::Result<ExitCod
     })
 }
 
+#[cfg(feature = "mcp")]
 fn lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+#[cfg(feature = "mcp")]
 /// How to start `server`, with `${VAR}`s expanded.
 fn command_of(server: &ConfiguredServer, default_timeout: f64) -> Result<UpstreamPlan, String> {
     server.check_name()?;
@@ -208,10 +217,12 @@ fn command_of(server: &ConfiguredServer, default_timeout: f64) -> Result<Upstrea
     })
 }
 
+#[cfg(feature = "mcp")]
 struct UpstreamPlan {
     command: skilldex::mcp::upstream::UpstreamCommand,
 }
 
+#[cfg(feature = "mcp")]
 fn sync_one(server: &ConfiguredServer, dir: &Path, args: &SyncArgs) -> Outcome {
     if server.config.enabled == Some(false) {
         let mut outcome = Outcome::new(&server.name, "skipped");
@@ -276,6 +287,7 @@ fn sync_one(server: &ConfiguredServer, dir: &Path, args: &SyncArgs) -> Outcome {
     outcome
 }
 
+#[cfg(feature = "mcp")]
 fn report(cli: &Cli, args: &SyncArgs, outcomes: &[Outcome]) -> anyhow::Result<()> {
     if args.json {
         let value = serde_json::json!({
@@ -323,4 +335,10 @@ fn report(cli: &Cli, args: &SyncArgs, outcomes: &[Outcome]) -> anyhow::Result<()
         }
     }
     Ok(())
+}
+
+/// Without the `mcp` feature there is no MCP client to start servers with.
+#[cfg(not(feature = "mcp"))]
+pub(super) fn sync_command(_cli: &Cli, _args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("this skilldex was built without the `mcp` feature, which `tools sync` needs")
 }
