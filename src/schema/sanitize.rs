@@ -306,8 +306,9 @@ impl Sanitizer {
                                 pointer,
                                 "description-cut",
                                 format!(
-                                    "description is {} bytes; cut to {MAX_DESCRIPTION_BYTES}",
-                                    trimmed.len()
+                                    "description is {} bytes; cut to {} at a character boundary",
+                                    crate::rules::thousands(trimmed.len()),
+                                    crate::rules::thousands(MAX_DESCRIPTION_BYTES)
                                 ),
                             );
                             out.insert(
