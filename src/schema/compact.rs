@@ -114,7 +114,9 @@ fn shorten_top_descriptions(schema: &mut Value) {
     let cut = |node: &mut Value| {
         if let Some(Value::String(text)) = node.get_mut("description") {
             if text.len() > SHORT_DESCRIPTION_BYTES {
-                *text = super::cut_at_char_boundary(text, SHORT_DESCRIPTION_BYTES);
+                *text = super::cut_at_char_boundary(text, SHORT_DESCRIPTION_BYTES)
+                    .trim_end()
+                    .to_string();
             }
         }
     };

@@ -311,10 +311,10 @@ impl Sanitizer {
                                     crate::rules::thousands(MAX_DESCRIPTION_BYTES)
                                 ),
                             );
-                            out.insert(
-                                key.clone(),
-                                super::cut_at_char_boundary(trimmed, MAX_DESCRIPTION_BYTES).into(),
-                            );
+                            // Trimmed again: a cut may end in a space, and a
+                            // second pass must find nothing to change.
+                            let cut = super::cut_at_char_boundary(trimmed, MAX_DESCRIPTION_BYTES);
+                            out.insert(key.clone(), cut.trim_end().into());
                         } else {
                             out.insert(key.clone(), trimmed.into());
                         }

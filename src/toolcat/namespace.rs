@@ -167,6 +167,8 @@ fn cut_described(
             ),
         );
         schema::cut_at_char_boundary(text, MAX_DESCRIPTION_BYTES)
+            .trim_end()
+            .to_string()
     } else {
         text.to_string()
     }
