@@ -10,7 +10,11 @@ use std::collections::HashMap;
 /// 1-based line and column (in characters) of the start of every value.
 #[derive(Debug, Default)]
 pub struct Positions {
-    by_pointer: HashMap<String, (u32, u32)>,
+    text: String,
+    /// Line, and byte offsets of the line's start and of the value: the
+    /// column (in characters) is counted only when asked for, so a file
+    /// written on one long line costs no more than a pretty one.
+    by_pointer: HashMap<String, (u32, usize, usize)>,
 }
 
 impl Positions {
@@ -26,6 +30,7 @@ impl Positions {
         scanner.skip_space();
         let _ = scanner.value(String::new());
         Positions {
+            text: text.to_string(),
             by_pointer: scanner.found,
         }
     }
@@ -36,8 +41,9 @@ impl Positions {
     pub fn get(&self, pointer: &str) -> (u32, u32) {
         let mut pointer = pointer;
         loop {
-            if let Some(&position) = self.by_pointer.get(pointer) {
-                return position;
+            if let Some(&(line, line_start, at)) = self.by_pointer.get(pointer) {
+                let column = self.text[line_start..at].chars().count() as u32 + 1;
+                return (line, column);
             }
             match pointer.rfind('/') {
                 Some(cut) => pointer = &pointer[..cut],
@@ -53,13 +59,12 @@ struct Scanner<'a> {
     at: usize,
     line: u32,
     line_start: usize,
-    found: HashMap<String, (u32, u32)>,
+    found: HashMap<String, (u32, usize, usize)>,
 }
 
 impl Scanner<'_> {
-    fn position(&self) -> (u32, u32) {
-        let column = self.text[self.line_start..self.at].chars().count() as u32 + 1;
-        (self.line, column)
+    fn position(&self) -> (u32, usize, usize) {
+        (self.line, self.line_start, self.at)
     }
 
     fn skip_space(&mut self) {
