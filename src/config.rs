@@ -102,6 +102,10 @@ pub struct FileSettings {
     /// budgeted directory before any other, in this order.
     #[serde(default)]
     pub pinned: Option<Vec<String>>,
+    /// MCP servers `skilldex tools sync` starts (the `mcpServers` shape of
+    /// `.mcp.json`); a higher layer's entry replaces a lower one's.
+    #[serde(default)]
+    pub mcp_servers: std::collections::BTreeMap<String, crate::toolcat::servers::ServerConfig>,
 }
 
 /// One configuration file that was read.
@@ -514,7 +518,7 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format and pinned",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned and mcp_servers",
             );
         }
         // The library has no position for a key given twice: point at the

@@ -38,6 +38,7 @@ pub mod schema;
 pub mod search;
 pub mod text;
 pub mod tokens;
+pub mod toolcat;
 pub mod tools;
 
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};

@@ -546,6 +546,7 @@ mod tests {
             description_position: None,
             shadowed: true,
             headings: String::new(),
+            lead: String::new(),
         };
         for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {
             assert!(skill.answers_to(key), "{key}");

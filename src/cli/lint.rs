@@ -62,10 +62,11 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
         SeverityArg::Warning => Severity::Warning,
         SeverityArg::Info => Severity::Info,
     });
-    let catalog = build(
-        &cli.global,
-        &builder(&cli.global, profile)?.check_bodies(true),
-    )?;
+    let builder = builder(&cli.global, profile)?.check_bodies(true);
+    let catalog = build(&cli.global, &builder)?;
+    // Tool catalogs (`mcp-tools.json`) under the roots: reported after the
+    // skills, only when there are some.
+    let tools = super::tools_lint::lint_tool_catalogs(builder.roots(), cli.global.max_depth);
     let all = catalog.diagnostics();
     let kept: Vec<&Diagnostic> = all
         .iter()
@@ -92,7 +93,7 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
     let omitted = kept.len() - shown;
     let filtered_out = all.len() - kept.len();
     if args.json || args.format == LintFormat::Json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "profile": profile.as_str(),
             "diagnostics": &kept[..shown],
             "summary": {
@@ -106,6 +107,9 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                 "filtered_out": filtered_out,
             }
         });
+        if !tools.catalogs.is_empty() {
+            value["tool_catalogs"] = tools.json();
+        }
         write_json(&value)?;
     } else {
         let style = Style::stdout(cli.global.color);
@@ -113,6 +117,7 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
         for d in &kept[..shown] {
             writeln!(out, "{}", diagnostic_line(d, &style))?;
         }
+        tools.write_text(&mut out, &style)?;
         out.flush()?;
         if !cli.global.quiet {
             let style = Style::stderr(cli.global.color);
@@ -142,7 +147,7 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                     .collect();
                 say!("by code: {}", listed.join(", "));
             }
-            let verdict = if counts.errors > 0 {
+            let verdict = if counts.errors + tools.errors() > 0 {
                 style.red("failed")
             } else {
                 style.green("ok")
@@ -153,17 +158,18 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                 String::new()
             };
             say!(
-                "skilldex lint ({}): {} — {} loaded, {}, {}, {}{left_out}",
+                "skilldex lint ({}): {} — {} loaded, {}, {}, {}{left_out}{}",
                 profile.as_str(),
                 verdict,
                 plural(catalog.skills().len(), "skill", "skills"),
                 plural(counts.errors, "error", "errors"),
                 plural(counts.warnings, "warning", "warnings"),
                 plural(counts.infos, "note", "notes"),
+                tools.summary(),
             );
         }
     }
-    Ok(if counts.errors > 0 {
+    Ok(if counts.errors + tools.errors() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

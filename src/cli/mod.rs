@@ -24,6 +24,8 @@ mod search;
 mod serve;
 mod style;
 mod tools;
+mod tools_lint;
+mod tools_sync;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

@@ -1,14 +1,18 @@
 //! `skilldex tools`: print the tool definitions `serve` publishes, as MCP
 //! `tools/list` entries or as OpenAI function tools, for hosts that wire
-//! the tools themselves.
+//! the tools themselves; and `skilldex tools sync`, which fills the tool
+//! catalogs (`mcp-tools.json`) from the MCP servers people configured.
 
 use super::Cli;
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(super) struct ToolsArgs {
+    #[command(subcommand)]
+    action: Option<ToolsAction>,
     /// Shape of the definitions.
     #[arg(long, value_enum, default_value_t = ToolsFormat::Mcp)]
     format: ToolsFormat,
@@ -16,6 +20,13 @@ pub(super) struct ToolsArgs {
     /// are JSON in either shape.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum ToolsAction {
+    /// Start each configured MCP server, list its tools, and write
+    /// <dir>/<server>/mcp-tools.json.
+    Sync(super::tools_sync::SyncArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -26,7 +37,10 @@ enum ToolsFormat {
     Openai,
 }
 
-pub(super) fn tools_command(_cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn tools_command(cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(ToolsAction::Sync(sync)) = &args.action {
+        return super::tools_sync::sync_command(cli, sync);
+    }
     let definitions = skilldex::tools::definitions();
     let value = match args.format {
         ToolsFormat::Mcp => skilldex::tools::mcp_json(&definitions),

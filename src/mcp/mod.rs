@@ -24,6 +24,7 @@
 mod guard;
 mod server;
 pub mod skills;
+pub mod upstream;
 
 pub use server::SkilldexServer;
 

@@ -15,7 +15,12 @@
 //! schema it can repair, and refuses only what has no faithful repair (a
 //! top-level `null` type, a type name nobody defines).
 
-use serde_json::{Map, Value};
+mod compact;
+mod sanitize;
+
+pub use compact::{compact, MAX_SCHEMA_BYTES};
+pub use sanitize::{sanitize_with_findings, Finding, Sanitized};
+use serde_json::Value;
 
 /// The types a schema may name.
 pub const TYPES: &[&str] = &[
@@ -66,8 +71,20 @@ impl std::fmt::Display for Issue {
 #[error("{0}")]
 pub struct SchemaError(pub Issue);
 
-/// Every place where `schema` breaks the subset (empty when it fits). The
-/// top level must be an object schema, as tool inputs are.
+/// Every place where `schema` breaks the subset (empty when it fits), as a
+/// model API sees it. The top level must be an object schema, as tool
+/// inputs are. Foreign schemas (an MCP server's) are held to this.
+pub fn validate_subset(schema: &Value) -> Vec<Issue> {
+    validate(schema)
+        .into_iter()
+        .filter(|issue| issue.message != PROPERTY_WITHOUT_DESCRIPTION)
+        .collect()
+}
+
+const PROPERTY_WITHOUT_DESCRIPTION: &str = "every property needs a description";
+
+/// [`validate_subset`], and every property described: the rule for the
+/// tools skilldex itself publishes.
 pub fn validate(schema: &Value) -> Vec<Issue> {
     let mut issues = Vec::new();
     match schema.get("type") {
@@ -162,7 +179,7 @@ fn check(schema: &Value, pointer: &str, issues: &mut Vec<Issue>) {
                 for (name, property) in properties {
                     let at = format!("{pointer}/properties/{}", escape(name));
                     if property.get("description").is_none() {
-                        issue(issues, &at, "every property needs a description");
+                        issue(issues, &at, PROPERTY_WITHOUT_DESCRIPTION);
                     }
                     check(property, &at, issues);
                 }
@@ -250,213 +267,21 @@ fn alias(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Patch `schema` into the subset: booleans become schemas, missing types
-/// are inferred, aliases of the seven types are renamed, objects get
-/// `properties` and arrays `items`, unsupported keywords are dropped, empty
-/// descriptions removed and long ones cut at a character boundary, keys
-/// sorted. Fails only on a top-level `null` type or an unknown type name.
+/// Patch `schema` into the subset (see [`sanitize_with_findings`] for
+/// what changes); the findings are left out. Fails only when the top level
+/// cannot be an object schema.
 pub fn sanitize(schema: &Value) -> Result<Value, SchemaError> {
-    let mut out = sanitize_at(schema, "")?;
-    if let Value::Object(map) = &mut out {
-        if map.get("type").and_then(Value::as_str) == Some("null") {
-            return Err(SchemaError(Issue {
-                pointer: String::new(),
-                message: "a tool's input schema cannot be the `null` type".to_string(),
-            }));
-        }
-        if !map.contains_key("type") && !has_composition(map) {
-            map.insert("type".to_string(), "object".into());
-        }
-        if map.get("type").and_then(Value::as_str) == Some("object")
-            && !map.contains_key("properties")
-        {
-            map.insert("properties".to_string(), Value::Object(Map::new()));
-        }
-    }
-    Ok(sorted(out))
+    sanitize_with_findings(schema).map(|sanitized| sanitized.schema)
 }
 
-fn has_composition(map: &Map<String, Value>) -> bool {
-    ["$ref", "anyOf", "oneOf", "allOf"]
-        .iter()
-        .any(|k| map.contains_key(*k))
-}
-
-fn sanitize_at(schema: &Value, pointer: &str) -> Result<Value, SchemaError> {
-    let map = match schema {
-        // `true` accepts anything; `false` nothing — as a tool input the
-        // closest honest schema is a string.
-        Value::Bool(_) => return Ok(serde_json::json!({"type": "string"})),
-        Value::Object(map) => map,
-        _ => return Ok(serde_json::json!({"type": "string"})),
-    };
-    let mut out = Map::new();
-    for (key, value) in map {
-        match key.as_str() {
-            "type" => {
-                let rename = |name: &str| -> Result<&'static str, SchemaError> {
-                    alias(name).ok_or_else(|| {
-                        SchemaError(Issue {
-                            pointer: pointer.to_string(),
-                            message: format!(
-                                "type `{name}` is not one of {TYPES:?} and has no equivalent"
-                            ),
-                        })
-                    })
-                };
-                let value = match value {
-                    Value::String(name) => Value::String(rename(name)?.to_string()),
-                    Value::Array(names) => {
-                        let mut list: Vec<Value> = Vec::new();
-                        for name in names {
-                            let Some(name) = name.as_str() else { continue };
-                            let renamed = Value::String(rename(name)?.to_string());
-                            if !list.contains(&renamed) {
-                                list.push(renamed);
-                            }
-                        }
-                        match list.len() {
-                            0 => continue,
-                            1 => list.remove(0),
-                            _ => Value::Array(list),
-                        }
-                    }
-                    _ => continue,
-                };
-                out.insert(key.clone(), value);
-            }
-            "description" => {
-                if let Some(text) = value.as_str() {
-                    let text = text.trim();
-                    if !text.is_empty() {
-                        out.insert(
-                            key.clone(),
-                            Value::String(cut_at_char_boundary(text, MAX_DESCRIPTION_BYTES)),
-                        );
-                    }
-                }
-            }
-            "properties" | "$defs" | "definitions" => {
-                let Some(children) = value.as_object() else {
-                    continue;
-                };
-                let mut patched = Map::new();
-                for (name, child) in children {
-                    let at = format!("{pointer}/{key}/{}", escape(name));
-                    patched.insert(name.clone(), sanitize_at(child, &at)?);
-                }
-                let key = if key == "definitions" { "$defs" } else { key };
-                out.insert(key.to_string(), Value::Object(patched));
-            }
-            "items" => {
-                let child = match value {
-                    // Tuple form: the first item's schema stands for all.
-                    Value::Array(list) => list.first().cloned().unwrap_or(Value::Bool(true)),
-                    other => other.clone(),
-                };
-                out.insert(
-                    key.clone(),
-                    sanitize_at(&child, &format!("{pointer}/items"))?,
-                );
-            }
-            "additionalProperties" => {
-                let value = match value {
-                    Value::Bool(b) => Value::Bool(*b),
-                    other => sanitize_at(other, &format!("{pointer}/additionalProperties"))?,
-                };
-                out.insert(key.clone(), value);
-            }
-            "anyOf" | "oneOf" | "allOf" => {
-                let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
-                    continue;
-                };
-                let mut patched = Vec::new();
-                for (i, child) in list.iter().enumerate() {
-                    patched.push(sanitize_at(child, &format!("{pointer}/{key}/{i}"))?);
-                }
-                out.insert(key.clone(), Value::Array(patched));
-            }
-            "required" => {
-                if let Some(list) = value.as_array() {
-                    let names: Vec<Value> =
-                        list.iter().filter(|v| v.is_string()).cloned().collect();
-                    out.insert(key.clone(), Value::Array(names));
-                }
-            }
-            "enum" if value.as_array().is_some_and(|l| !l.is_empty()) => {
-                out.insert(key.clone(), value.clone());
-            }
-            "const" | "default" | "$ref" => {
-                out.insert(key.clone(), value.clone());
-            }
-            // Everything else (`format`, `pattern`, `minimum`, `title`,
-            // `examples`, ...) is outside the subset and dropped.
-            _ => {}
-        }
-    }
-    if !out.contains_key("type") && !has_composition(&out) {
-        if let Some(inferred) = infer_type(&out, map) {
-            out.insert("type".to_string(), inferred.into());
-        }
-    }
-    let types: Vec<&str> = match out.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    let object = types.contains(&"object");
-    let array = types.contains(&"array");
-    if object && !out.contains_key("properties") {
-        out.insert("properties".to_string(), Value::Object(Map::new()));
-    }
-    if array && !out.contains_key("items") {
-        out.insert("items".to_string(), serde_json::json!({"type": "string"}));
-    }
-    // `required` may only name properties that exist.
-    if let (Some(Value::Array(required)), Some(Value::Object(properties))) =
-        (out.get("required"), out.get("properties"))
-    {
-        let kept: Vec<Value> = required
-            .iter()
-            .filter(|n| n.as_str().is_some_and(|n| properties.contains_key(n)))
-            .cloned()
-            .collect();
-        out.insert("required".to_string(), Value::Array(kept));
-    }
-    Ok(Value::Object(out))
-}
-
-/// What type a schema without `type` has, from its other keywords.
-fn infer_type(out: &Map<String, Value>, original: &Map<String, Value>) -> Option<&'static str> {
-    let has = |k: &str| original.contains_key(k);
-    if has("properties") || has("required") || has("additionalProperties") {
-        Some("object")
-    } else if has("items") || has("prefixItems") {
-        Some("array")
-    } else if has("minimum") || has("maximum") || has("multipleOf") || has("exclusiveMinimum") {
-        Some("number")
-    } else if has("format") || has("pattern") || has("minLength") || has("maxLength") {
-        Some("string")
-    } else if let Some(values) = out.get("enum").and_then(Value::as_array) {
-        single_type(values)
-    } else {
-        out.get("const")
-            .and_then(|value| single_type(std::slice::from_ref(value)))
-    }
-}
-
-fn single_type(values: &[Value]) -> Option<&'static str> {
-    let type_of = |v: &Value| match v {
-        Value::String(_) => "string",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::Null => "null",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    let first = type_of(values.first()?);
-    values.iter().all(|v| type_of(v) == first).then_some(first)
+/// What a model is given for a foreign tool's input schema: sanitised,
+/// then compacted when over [`MAX_SCHEMA_BYTES`], with every finding.
+pub fn sanitize_input_schema(schema: &Value) -> Result<Sanitized, SchemaError> {
+    let mut sanitized = sanitize_with_findings(schema)?;
+    let (compacted, finding) = compact::compact(sanitized.schema, MAX_SCHEMA_BYTES);
+    sanitized.schema = compacted;
+    sanitized.findings.extend(finding);
+    Ok(sanitized)
 }
 
 /// `text` cut to at most `max` bytes at a character boundary.
@@ -532,9 +357,12 @@ mod tests {
     #[test]
     fn refuses_what_cannot_be_patched() {
         assert!(sanitize(&json!({"type": "null"})).is_err());
-        assert!(
-            sanitize(&json!({"type": "object", "properties": {"a": {"type": "date"}}})).is_err()
-        );
+        assert!(sanitize(&json!({"type": ["null"]})).is_err());
+        assert!(sanitize(&json!({"type": "string"})).is_err());
+        // A type name that is a string format is mapped, not refused.
+        let patched =
+            sanitize(&json!({"type": "object", "properties": {"a": {"type": "date"}}})).unwrap();
+        assert_eq!(patched["properties"]["a"], json!({"type": "string"}));
         let patched = sanitize(&json!({})).unwrap();
         assert_eq!(patched, json!({"properties": {}, "type": "object"}));
     }

@@ -19,6 +19,9 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+mod tools_lint;
+#[cfg(feature = "mcp")]
+mod tools_sync;
 mod watch;
 
 use std::path::{Path, PathBuf};
