@@ -313,7 +313,11 @@ pub(crate) fn runnable(message: &str) -> std::borrow::Cow<'_, str> {
     while let Some(at) = rest.find(COMMAND) {
         let (head, tail) = rest.split_at(at + COMMAND.len() - 1);
         out.push_str(head);
-        if !tail.starts_with(flags) {
+        // A command that already names its roots or configuration (search
+        // quotes the ones it was given) is left as it is.
+        let command = &tail[..tail[1..].find('`').map_or(tail.len(), |end| end + 1)];
+        let placed = command.contains(" --root ") || command.contains(" --config ");
+        if !placed && !tail.starts_with(flags) {
             out.push_str(flags);
         }
         rest = tail;
