@@ -159,9 +159,14 @@ impl<F: FnMut(&mut Lines) -> bool> Sink for FileSearch<F> {
         } else {
             LineKind::Context
         };
-        // A multi-line match arrives as one block; report each line.
+        let bytes = found.bytes();
+        // A multi-line match arrives as one block; report each line. (The
+        // matcher never matches across lines, so this is rare.)
+        if memchr::memchr(b'\n', bytes).is_none_or(|at| at + 1 == bytes.len()) {
+            return Ok(self.push(kind, found.line_number(), bytes) && !enough);
+        }
         let mut number = found.line_number();
-        for line in found.bytes().split_inclusive(|&b| b == b'\n') {
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
             if !self.push(kind, number, line) {
                 return Ok(false);
             }
@@ -255,8 +260,14 @@ impl<'s> Emitter<'s> {
                 self.summary.matches += 1;
                 self.file_matches += 1;
             }
-            self.sink
-                .line(skill, path, kind, number, &String::from_utf8_lossy(text))?;
+            // Checking is much cheaper than the lossy conversion's scan.
+            match std::str::from_utf8(text) {
+                Ok(text) => self.sink.line(skill, path, kind, number, text)?,
+                Err(_) => {
+                    let text = String::from_utf8_lossy(text);
+                    self.sink.line(skill, path, kind, number, &text)?;
+                }
+            }
         }
         Ok(true)
     }
