@@ -93,7 +93,7 @@ for pattern in "${patterns[@]}"; do
     if [[ -n $BEFORE ]]; then commands+=("$BEFORE grep $pattern --root $corpus"); fi
 done
 log "hyperfine: ${#commands[@]} commands, $RUNS runs each"
-hyperfine -N -i --warmup "$WARMUP" --runs "$RUNS" \
+hyperfine -N -i --style basic --warmup "$WARMUP" --runs "$RUNS" \
     --export-json "$BENCH_DIR/grep.json" --export-markdown "$BENCH_DIR/grep.md" \
     "${commands[@]}" >&2
 
@@ -119,7 +119,8 @@ printf 'binary\tpattern\tpeak_rss_kb\tfirst_line_ms\ttotal_ms\n' >"$BENCH_DIR/gr
 for binary in "${binaries[@]}" rg; do
     for pattern in "-F the" "-F zebra-unicorn-rare"; do
         if [[ $binary == rg ]]; then args=(rg $pattern "$big"); else args=("$binary" grep $pattern --root "$big"); fi
-        rss=$( { /usr/bin/time -f '%M' "${args[@]}" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+        /usr/bin/time -o "$BENCH_DIR/grep-big.time" -f '%M' "${args[@]}" >/dev/null 2>&1 || true
+        rss=$(tail -1 "$BENCH_DIR/grep-big.time")
         read -r first total < <(first_byte_ms "${args[@]}")
         printf '%s\t%s\t%s\t%s\t%s\n' "$binary" "$pattern" "$rss" "$first" "$total" >>"$BENCH_DIR/grep-big.tsv"
     done
@@ -143,7 +144,8 @@ for r in results:
         ratio = ""
     else:
         ratio = "%.2fx" % (r["mean"] / rg[pattern])
-    print("  %-58s %9.1f %8.1f %7s" % (command.replace(bench + "/", "")[-58:], r["mean"] * 1000, r["stddev"] * 1000, ratio))
+    shown = " ".join([words[0].rsplit("/", 1)[-1]] + words[1:]).replace(bench + "/", "")
+    print("  %-58s %9.1f %8.1f %7s" % (shown[:58], r["mean"] * 1000, r["stddev"] * 1000, ratio))
 print("bars (the first skilldex command of each pattern)")
 seen = set()
 for r in results:
@@ -161,6 +163,6 @@ for r in results:
 print("50 MB file (grep-big.tsv)")
 for line in open(f"{bench}/grep-big.tsv").read().splitlines()[1:]:
     binary, pattern, rss, first, total = line.split("\t")
-    print("  %-40s %-24s peak %6.1f MB  first line %6s ms  total %6s ms" % (binary[-40:], pattern, int(rss) / 1024, first, total))
+    print("  %-24s %-24s peak %6.1f MB  first line %6s ms  total %6s ms" % (binary.rsplit("/", 1)[-1], pattern, int(rss) / 1024, first, total))
 sys.exit(1 if strict and failed else 0)
 PY
