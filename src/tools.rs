@@ -669,7 +669,8 @@ pub fn grep_skills(
         namespace: namespace.map(str::to_string),
         ..query::GrepRequest::default()
     };
-    let result = match query::grep(catalog, &request) {
+    let mut lines = GrepText::default();
+    let result = match query::grep::grep_into(catalog, &request, &mut lines) {
         Ok(result) => result,
         Err(GrepError::Pattern(message)) => {
             return Ok(ToolAnswer::error(format!(
@@ -696,30 +697,47 @@ pub fn grep_skills(
     let mut text = format!(
         "{} in {}{}\n",
         plural(result.matches, "match", "matches"),
-        plural(result.files.len(), "file", "files"),
+        plural(result.files, "file", "files"),
         if result.truncated {
             format!(" (stopped at {cap}: narrow the pattern, pass `skill`, or raise max_results)")
         } else {
             String::new()
         }
     );
-    for file in &result.files {
-        for line in &file.lines {
-            let shown: String = line.text.chars().take(GREP_MAX_LINE_CHARS).collect();
-            let cut = if shown.len() < line.text.len() {
-                "…"
-            } else {
-                ""
-            };
-            text.push_str(&format!(
-                "{}/{}:{}: {shown}{cut}\n",
-                file.skill,
-                crate::model::printable(&file.path),
-                line.line
-            ));
-        }
-    }
+    text.push_str(&lines.text);
     Ok(ToolAnswer::ok(text))
+}
+
+/// The lines of a `grep_skills` answer as they stream, each cut at
+/// `GREP_MAX_LINE_CHARS` characters.
+#[derive(Default)]
+struct GrepText {
+    text: String,
+}
+
+impl query::GrepSink for GrepText {
+    fn line(
+        &mut self,
+        skill: &str,
+        path: &str,
+        _kind: query::LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let shown = match text.char_indices().nth(GREP_MAX_LINE_CHARS) {
+            Some((end, _)) => &text[..end],
+            None => text,
+        };
+        let cut = if shown.len() < text.len() { "…" } else { "" };
+        use std::fmt::Write as _;
+        let path = crate::model::printable(path);
+        let _ = writeln!(self.text, "{skill}/{path}:{number}: {shown}{cut}");
+        Ok(())
+    }
+
+    fn file_end(&mut self, _skill: &str, _path: &str, _matches: usize) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The checked arguments of `request_skill_enable`: the skill and the reason.

@@ -1008,7 +1008,8 @@ pub(super) fn global_flags(global: &super::GlobalArgs) -> String {
 }
 
 fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
-    use skilldex::query::{GrepError, LineKind};
+    use skilldex::query::GrepError;
+    use std::io::IsTerminal as _;
     if args.max_results == Some(0) {
         say!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
         return Ok(ExitCode::from(2));
@@ -1037,7 +1038,7 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         // A bad pattern is a usage error; an unknown skill or namespace
         // is "no match".
         match error {
-            GrepError::Pattern(_) => ExitCode::from(2),
+            GrepError::Pattern(_) | GrepError::Output(_) => ExitCode::from(2),
             GrepError::UnknownSkill { .. }
             | GrepError::UnknownNamespace(_)
             | GrepError::Disabled(_) => ExitCode::from(1),
@@ -1052,61 +1053,29 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
         &cli.global,
         &builder(&cli.global, Profile::Spec)?.file_visitor(search.visitor()),
     )?;
-    let result = match search.finish(&catalog) {
+    // Lines are printed as the answer streams, in its order.
+    let mut printer = GrepPrinter {
+        out: stdout(),
+        json: args.json,
+        files_only: args.files_with_matches,
+        context: request.before_context + request.after_context > 0,
+        // As rg: a line at a time to a terminal, in blocks to a pipe.
+        each_line: std::io::stdout().is_terminal(),
+        previous: None,
+    };
+    let result = match search.finish_into(&catalog, &mut printer) {
         Ok(result) => result,
+        Err(GrepError::Output(error)) => return Err(error.into()),
         Err(error) => return Ok(report(error)),
     };
-    let mut out = stdout();
-    let context = request.before_context + request.after_context > 0;
-    for file in &result.files {
-        if args.json {
-            if args.files_with_matches {
-                serde_json::to_writer(
-                    &mut out,
-                    &serde_json::json!({"type": "file", "skill": file.skill, "path": file.path, "matches": file.matches}),
-                )?;
-                out.write_all(b"\n")?;
-            }
-            for line in &file.lines {
-                serde_json::to_writer(&mut out, &file.line_json(line))?;
-                out.write_all(b"\n")?;
-            }
-            continue;
-        }
-        if args.files_with_matches {
-            writeln!(out, "{}/{}", file.skill, printable(&file.path))?;
-            continue;
-        }
-        let mut previous: Option<u64> = None;
-        for line in &file.lines {
-            if context && previous.is_some_and(|p| line.line > p + 1) {
-                writeln!(out, "--")?;
-            }
-            let separator = if line.kind == LineKind::Match {
-                ':'
-            } else {
-                '-'
-            };
-            writeln!(
-                out,
-                "{}/{}{separator}{}{separator}{}",
-                file.skill,
-                // A control character in a file name must not reach the
-                // terminal or split the line.
-                printable(&file.path),
-                line.line,
-                line.text
-            )?;
-            previous = Some(line.line);
-        }
-    }
+    let mut out = printer.out;
     if args.json {
         serde_json::to_writer(
             &mut out,
             &serde_json::json!({
                 "type": "summary",
                 "matches": result.matches,
-                "files": result.files.len(),
+                "files": result.files,
                 "truncated": result.truncated,
             }),
         )?;
@@ -1126,4 +1095,102 @@ fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `grep`'s answer as it streams: `skill/path:N:text` (`-` for a context
+/// line, `--` between a file's groups with context), JSON lines
+/// (`--json`), or one line per file (`-l`).
+struct GrepPrinter<W: Write> {
+    out: W,
+    json: bool,
+    files_only: bool,
+    context: bool,
+    each_line: bool,
+    /// The number of the current file's last line printed.
+    previous: Option<u64>,
+}
+
+impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
+    fn line(
+        &mut self,
+        skill: &str,
+        path: &str,
+        kind: skilldex::query::LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let matched = kind == skilldex::query::LineKind::Match;
+        let out = &mut self.out;
+        if self.json {
+            // The keys in the order a JSON object of them is written.
+            out.write_all(b"{\"line\":")?;
+            write_decimal(out, number)?;
+            out.write_all(b",\"path\":")?;
+            serde_json::to_writer(&mut *out, path)?;
+            out.write_all(b",\"skill\":")?;
+            serde_json::to_writer(&mut *out, skill)?;
+            out.write_all(b",\"text\":")?;
+            serde_json::to_writer(&mut *out, text)?;
+            out.write_all(if matched {
+                b",\"type\":\"match\"}\n"
+            } else {
+                b",\"type\":\"context\"}\n"
+            })?;
+        } else {
+            if self.context && self.previous.is_some_and(|p| number > p + 1) {
+                out.write_all(b"--\n")?;
+            }
+            let separator = if matched { b":" } else { b"-" };
+            out.write_all(skill.as_bytes())?;
+            out.write_all(b"/")?;
+            // A control character in a file name must not reach the
+            // terminal or split the line.
+            out.write_all(printable(path).as_bytes())?;
+            out.write_all(separator)?;
+            write_decimal(out, number)?;
+            out.write_all(separator)?;
+            out.write_all(text.as_bytes())?;
+            out.write_all(b"\n")?;
+            self.previous = Some(number);
+        }
+        if self.each_line {
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()> {
+        self.previous = None;
+        if !self.files_only {
+            return Ok(());
+        }
+        if self.json {
+            serde_json::to_writer(
+                &mut self.out,
+                &serde_json::json!({"type": "file", "skill": skill, "path": path, "matches": matches}),
+            )?;
+            self.out.write_all(b"\n")?;
+        } else {
+            writeln!(self.out, "{skill}/{}", printable(path))?;
+        }
+        if self.each_line {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// `n` in decimal, without going through `fmt`.
+fn write_decimal(out: &mut impl Write, mut n: u64) -> std::io::Result<()> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&digits[at..])
 }

@@ -6,17 +6,27 @@
 //! nearest ancestor, so a nested skill's files are its own and not its
 //! parent's. A file a skill reaches twice (a symlink to a folder or file
 //! of the same skill) is answered once, under its path without a link.
-//! Files are searched in parallel in batches and results are kept in
-//! catalog order, so the same catalog always gives the same answer.
+//!
+//! The answer streams: lines are pushed into a `GrepSink` in answer order
+//! as files are searched (`order`), through one place that applies the cap
+//! (`sink::Emitter`), so the first line does not wait for the last file and
+//! memory does not grow with the answer. `grep` collects the stream for
+//! callers that want the whole answer (MCP); the CLI prints it as it comes.
+//! Files are searched in parallel and answered in catalog order, so the
+//! same catalog always gives the same answer.
+
+mod order;
+mod sink;
+
+pub use sink::{GrepSink, GrepSummary};
 
 use crate::catalog::Catalog;
-use crate::hash::FastMap;
 use crate::model::Skill;
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{
-    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
-};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use order::{Job, Work};
 use serde::Serialize;
+use sink::{Emitter, FileSearch, Lines};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -105,51 +115,70 @@ pub enum GrepError {
     Disabled(String),
     #[error("no namespace `{0}` — `skilldex list` shows the namespaces")]
     UnknownNamespace(String),
+    /// The sink could not take a line (a `GrepSink` that writes failed).
+    #[error("writing the answer: {0}")]
+    Output(#[source] std::io::Error),
 }
 
 /// The settings a searcher is built from (see `searcher`).
 type SearcherKey = (usize, usize, Option<u64>);
 
-/// Files searched together before results are merged in order.
-const BATCH: usize = 512;
+/// Lines the scan's search keeps in all before the answer can be put in
+/// order. Past it (or `order::HOLD` in one file) a file is searched again
+/// once the scan is done, streaming, instead of held: the common answer is
+/// kept whole and a huge one costs a second read of some files, never
+/// memory.
+const PENDING_LIMIT: usize = 32 * 1024 * 1024;
 
-/// Search the catalog's files.
+/// Search the catalog's files and collect the answer.
 pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, GrepError> {
+    let mut collect = sink::Collect::default();
+    let summary = grep_into(catalog, request, &mut collect)?;
+    Ok(collected(collect, summary))
+}
+
+/// Search the catalog's files, pushing the answer into `sink` as it is
+/// found (in answer order).
+pub fn grep_into(
+    catalog: &Catalog,
+    request: &GrepRequest,
+    sink: &mut dyn GrepSink,
+) -> Result<GrepSummary, GrepError> {
     let matcher = matcher(request)?;
     let skills = selected_skills(catalog, request)?;
-    let files = files_in_order(catalog, &skills);
-    let mut result = GrepResult::default();
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8);
-    for batch in files.chunks(BATCH) {
-        let slots: Vec<std::sync::Mutex<Option<FileMatches>>> =
-            batch.iter().map(|_| std::sync::Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|scope| {
-            for _ in 0..threads.min(batch.len()) {
-                scope.spawn(|| {
-                    let mut searcher = searcher(request);
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((skill, path, relative)) = batch.get(i) else {
-                            break;
-                        };
-                        let found =
-                            search_file(&mut searcher, &matcher, request, skill, path, relative);
-                        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = found;
-                    }
-                });
-            }
-        });
-        let batch_files = slots
+    let jobs = if request.max_count == Some(0) {
+        Vec::new() // As with `rg -m 0`: no match is wanted.
+    } else {
+        files_in_order(catalog, &skills)
             .into_iter()
-            .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()));
-        if add_in_order(&mut result, batch_files, request) {
-            return Ok(result);
-        }
+            .map(|(skill, file, path)| Job {
+                skill: skill.to_string(),
+                path,
+                work: Work::Search(file),
+            })
+            .collect()
+    };
+    answer(jobs, &matcher, request, sink)
+}
+
+fn collected(collect: sink::Collect, summary: GrepSummary) -> GrepResult {
+    GrepResult {
+        files: collect.result.files,
+        matches: summary.matches,
+        truncated: summary.truncated,
     }
-    Ok(result)
+}
+
+/// Push `jobs` into `sink` in order, under the cap.
+fn answer(
+    jobs: Vec<Job>,
+    matcher: &grep_regex::RegexMatcher,
+    request: &GrepRequest,
+    sink: &mut dyn GrepSink,
+) -> Result<GrepSummary, GrepError> {
+    let mut emitter = Emitter::new(sink, request);
+    order::run(jobs, matcher, request, &mut emitter).map_err(GrepError::Output)?;
+    Ok(emitter.summary())
 }
 
 fn matcher(request: &GrepRequest) -> Result<grep_regex::RegexMatcher, GrepError> {
@@ -182,38 +211,13 @@ fn pattern_error(request: &GrepRequest) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-/// Append files' matches in answer order under the global cap. Returns true
-/// when the cap cut the answer (nothing more should be added).
-fn add_in_order(
-    result: &mut GrepResult,
-    files: impl IntoIterator<Item = Option<FileMatches>>,
-    request: &GrepRequest,
-) -> bool {
-    for mut file in files.into_iter().flatten() {
-        if let Some(cap) = request.max_results {
-            let room = cap.saturating_sub(result.matches);
-            if file.matches > room {
-                // More matches than the cap allows: keep what fits and say
-                // that the answer was cut.
-                cut_to(&mut file, room, request.after_context);
-                result.truncated = true;
-            }
-        }
-        if file.matches > 0 {
-            result.matches += file.matches;
-            result.files.push(file);
-        }
-        if result.truncated {
-            return true;
-        }
-    }
-    false
-}
-
 /// A search that runs inside the catalog scan: every file is searched in
 /// the walker thread that finds it (skill files from the bytes the scan
-/// read anyway), so the tree is walked and read once. `finish` then gives
-/// each file to its skill and orders the answer as `grep` does.
+/// read anyway), so the tree is walked and read once. The lines found are
+/// held until the scan ends (the answer's order is the catalog's, known
+/// only then), up to `PENDING_LIMIT`; a file past it is searched again
+/// afterwards, streaming. `finish_into` then gives each file to its skill
+/// and answers in order as `grep_into` does.
 pub struct ScanSearch {
     inner: std::sync::Arc<ScanSearchInner>,
 }
@@ -221,7 +225,9 @@ pub struct ScanSearch {
 struct ScanSearchInner {
     matcher: grep_regex::RegexMatcher,
     request: GrepRequest,
-    hits: std::sync::Mutex<Vec<(PathBuf, bool, FileMatches)>>,
+    /// Bytes of lines held in `hits`.
+    pending: AtomicUsize,
+    hits: std::sync::Mutex<Vec<(PathBuf, bool, Work)>>,
 }
 
 thread_local! {
@@ -238,6 +244,7 @@ impl ScanSearch {
             inner: std::sync::Arc::new(ScanSearchInner {
                 matcher: matcher(request)?,
                 request: request.clone(),
+                pending: AtomicUsize::new(0),
                 hits: std::sync::Mutex::new(Vec::new()),
             }),
         })
@@ -248,73 +255,114 @@ impl ScanSearch {
         let inner = std::sync::Arc::clone(&self.inner);
         std::sync::Arc::new(move |file: crate::scan::VisitedFile<'_>| {
             let request = &inner.request;
+            if request.max_count == Some(0) {
+                return; // As with `rg -m 0`: no match is wanted.
+            }
             let key = (
                 request.before_context,
                 request.after_context,
                 request.max_count,
             );
-            let found = SEARCHER.with(|cell| {
+            let work = SEARCHER.with(|cell| {
                 let mut cell = cell.borrow_mut();
                 if cell.as_ref().is_none_or(|(k, _)| *k != key) {
                     *cell = Some((key, searcher(request)));
                 }
                 let (_, searcher) = cell.as_mut()?;
-                match file.bytes {
-                    Some(bytes) => {
-                        search_source(searcher, &inner.matcher, request, Source::Bytes(bytes))
+                let too_much = std::cell::Cell::new(false);
+                let mut sink = FileSearch::new(request, |lines: &mut Lines| {
+                    let held = lines.held();
+                    if held > order::HOLD
+                        || inner.pending.load(Ordering::Relaxed) + held > PENDING_LIMIT
+                    {
+                        too_much.set(true);
+                        return false;
                     }
+                    true
+                });
+                let searched = match file.bytes {
+                    Some(bytes) => searcher
+                        .search_slice(&inner.matcher, bytes, &mut sink)
+                        .is_ok(),
                     // Opened from the walk's open folder, never by path.
-                    None => {
-                        let opened = file.open().ok()?;
-                        search_source(searcher, &inner.matcher, request, Source::Open(&opened))
-                    }
+                    None => match file.open() {
+                        Ok(opened) => searcher
+                            .search_file(&inner.matcher, &opened, &mut sink)
+                            .is_ok(),
+                        Err(_) => false,
+                    },
+                };
+                let lines = sink.lines;
+                if too_much.get() {
+                    return Some(Work::Search(file.path.to_path_buf()));
                 }
+                if !searched || lines.matches == 0 {
+                    return None;
+                }
+                inner.pending.fetch_add(lines.held(), Ordering::Relaxed);
+                Some(Work::Found(lines))
             });
-            if let Some(mut found) = found {
-                // A file can never contribute more than the whole answer.
-                if let Some(cap) = request.max_results {
-                    if found.matches > cap + 1 {
-                        cut_to(&mut found, cap + 1, request.after_context);
-                    }
-                }
+            if let Some(work) = work {
                 inner.hits.lock().unwrap_or_else(|e| e.into_inner()).push((
                     file.path.to_path_buf(),
                     file.through_link,
-                    found,
+                    work,
                 ));
             }
         })
     }
 
-    /// Give each hit to its skill and order the answer.
+    /// Give each hit to its skill and collect the answer.
     pub fn finish(self, catalog: &Catalog) -> Result<GrepResult, GrepError> {
+        let mut collect = sink::Collect::default();
+        let summary = self.finish_into(catalog, &mut collect)?;
+        Ok(collected(collect, summary))
+    }
+
+    /// Give each hit to its skill and push the answer into `sink` in
+    /// order; files the scan did not finish are searched now.
+    pub fn finish_into(
+        self,
+        catalog: &Catalog,
+        sink: &mut dyn GrepSink,
+    ) -> Result<GrepSummary, GrepError> {
         let request = &self.inner.request;
         let selected = selected_skills(catalog, request)?;
         let hits = std::mem::take(&mut *self.inner.hits.lock().unwrap_or_else(|e| e.into_inner()));
         let all = catalog.skills();
         // Keyed by bytes: hashing a `Path` walks its components.
-        let folders: FastMap<&[u8], usize> = all
+        let folders: FolderMap = all
             .iter()
             .enumerate()
             .map(|(i, s)| (s.dir().as_os_str().as_encoded_bytes(), i))
             .collect();
-        let wanted: FastMap<&str, usize> = selected
-            .iter()
-            .enumerate()
-            .map(|(order, s)| (s.id.as_str(), order))
-            .collect();
-        let mut per_skill: Vec<Vec<SkillHit>> = vec![Vec::new(); selected.len()];
+        // Each skill's place in the answer, by its place in the catalog
+        // (the same when every skill is selected).
+        let order_of: Vec<Option<usize>> = if selected.len() == all.len() {
+            (0..all.len()).map(Some).collect()
+        } else {
+            let wanted: HashMap<&str, usize, FastState> = selected
+                .iter()
+                .enumerate()
+                .map(|(order, s)| (s.id.as_str(), order))
+                .collect();
+            all.iter()
+                .map(|s| wanted.get(s.id.as_str()).copied())
+                .collect()
+        };
+        let mut per_skill: Vec<Vec<SkillHit>> = Vec::new();
+        per_skill.resize_with(selected.len(), Vec::new);
         // Each selected skill's real folder, by answer order, found the
         // first time one of its files is reached through a link.
         let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
         // And the disabled skills nested in it, which links must not reach.
         let mut disabled_inside: HashMap<usize, super::read::DisabledInside> = HashMap::new();
-        for (path, through_link, mut found) in hits {
+        for (path, through_link, work) in hits {
             let Some(owner) = owner_of(&path, &folders) else {
                 continue;
             };
             let skill = &all[owner];
-            let Some(&order) = wanted.get(skill.id.as_str()) else {
+            let Some(order) = order_of[owner] else {
                 continue;
             };
             // The path inside the skill folder: the bytes after the folder
@@ -325,64 +373,105 @@ impl ScanSearch {
                 Some(rest) if folder_len > 0 => String::from_utf8_lossy(rest).into_owned(),
                 _ => super::files::relative_name(skill.dir(), &path),
             };
+            let mut work = work;
             let mut real_path = None;
             if through_link {
                 // Same rule as `read`: opened again through the boundary
                 // (inside the skill's real folder, judged where it really
-                // is) and searched on that handle, so a link swapped since
-                // the walk cannot lead out.
+                // is), and searched again through it, so a link swapped
+                // since the walk cannot lead out.
                 let real_folder = real_folders
                     .entry(order)
                     .or_insert_with(|| skill.dir().canonicalize().ok());
-                let disabled = disabled_inside
-                    .entry(order)
-                    .or_insert_with(|| super::read::DisabledInside::new(catalog, skill));
-                let Some((again, real)) = contained_search(
-                    &self.inner.matcher,
-                    request,
-                    catalog,
-                    skill,
-                    &relative,
-                    disabled,
-                ) else {
-                    continue;
-                };
                 if real_folder.is_none() {
                     continue;
                 }
-                found = again;
+                let disabled = disabled_inside
+                    .entry(order)
+                    .or_insert_with(|| super::read::DisabledInside::new(catalog, skill));
+                let Ok((opened, folder)) =
+                    super::read::open_file(catalog.root_of(skill), skill, &relative)
+                else {
+                    continue;
+                };
+                let real = opened.real_path(&folder);
+                if disabled.owner_of(&real).is_some() {
+                    continue;
+                }
                 real_path = Some(real);
+                work = Work::Search(path.clone());
             }
-            found.skill = skill.id.clone();
-            found.path = relative.clone();
             per_skill[order].push(SkillHit {
-                other_file: path != skill.path,
+                other_file: path.as_os_str() != skill.path.as_os_str(),
                 relative,
                 real_path,
-                found,
+                work,
             });
         }
-        let mut result = GrepResult::default();
+        let mut jobs = Vec::new();
         for (order, mut files) in per_skill.into_iter().enumerate() {
             if let Some(Some(real_folder)) = real_folders.get(&order) {
                 once_per_real_file(&mut files, real_folder);
             }
             // The skill file first, then the others by path.
             files.sort_by(|a, b| (a.other_file, &a.relative).cmp(&(b.other_file, &b.relative)));
-            if add_in_order(
-                &mut result,
-                files.into_iter().map(|hit| Some(hit.found)),
-                request,
-            ) {
-                break;
-            }
+            jobs.extend(files.into_iter().map(|hit| Job {
+                skill: selected[order].id.clone(),
+                path: hit.relative,
+                work: hit.work,
+            }));
         }
-        Ok(result)
+        answer(jobs, &self.inner.matcher, request, sink)
+    }
+}
+
+/// Skill folders (as bytes) to their place in the catalog.
+type FolderMap<'a> = HashMap<&'a [u8], usize, FastState>;
+
+/// A quick hasher for the maps `finish_into` builds over every skill once
+/// per answer (SipHash over 10,000 paths showed in profiles). Keys are the
+/// catalog's own paths and ids, not input an attacker picks per request.
+#[derive(Debug, Default, Clone, Copy)]
+struct FastHasher(u64);
+
+type FastState = std::hash::BuildHasherDefault<FastHasher>;
+
+impl FastHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let mut eight = [0; 8];
+            eight.copy_from_slice(word);
+            self.add(u64::from_le_bytes(eight));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut eight = [0; 8];
+            eight[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(eight));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
 /// A file of one skill with matches, as `ScanSearch::finish` orders them.
-#[derive(Debug, Clone)]
 struct SkillHit {
     /// Not the skill's own `SKILL.md` (which is answered first).
     other_file: bool,
@@ -390,7 +479,7 @@ struct SkillHit {
     relative: String,
     /// The real path, for a file reached through a symlink.
     real_path: Option<PathBuf>,
-    found: FileMatches,
+    work: Work,
 }
 
 /// Keep one hit per real file of a skill whose folder is `real_folder`: a
@@ -413,7 +502,7 @@ fn once_per_real_file(hits: &mut Vec<SkillHit>, real_folder: &Path) {
 
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.
-fn owner_of(path: &Path, folders: &FastMap<&[u8], usize>) -> Option<usize> {
+fn owner_of(path: &Path, folders: &FolderMap) -> Option<usize> {
     let mut dir = path.parent();
     while let Some(d) = dir {
         if let Some(&i) = folders.get(d.as_os_str().as_encoded_bytes()) {
@@ -430,26 +519,6 @@ fn owner_of(path: &Path, folders: &FastMap<&[u8], usize>) -> Option<usize> {
     None
 }
 
-/// Keep the first `room` matches of a file, and the after-context lines
-/// of the last one kept.
-fn cut_to(file: &mut FileMatches, room: usize, after_context: usize) {
-    let cut = file
-        .lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.kind == LineKind::Match)
-        .nth(room)
-        .map_or(file.lines.len(), |(i, _)| i);
-    file.lines.truncate(cut);
-    match file.lines.iter().rposition(|l| l.kind == LineKind::Match) {
-        Some(last) => file
-            .lines
-            .truncate((last + 1 + after_context).min(file.lines.len())),
-        None => file.lines.clear(),
-    }
-    file.matches = room.min(file.matches);
-}
-
 fn searcher(request: &GrepRequest) -> Searcher {
     SearcherBuilder::new()
         .line_number(true)
@@ -457,7 +526,7 @@ fn searcher(request: &GrepRequest) -> Searcher {
         .after_context(request.after_context)
         // The searcher counts: past the last counted match it still gives
         // the after-context, as `grep -m N -A M` prints it (a line there
-        // that matches too is shown as context by `Collect`, as GNU grep
+        // that matches too is shown as context by `FileSearch`, as GNU grep
         // does; rg would show it as a match).
         .max_matches(request.max_count)
         .binary_detection(BinaryDetection::quit(0))
@@ -576,150 +645,39 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// What one search reads: bytes already in memory, or an open file.
-enum Source<'a> {
-    Bytes(&'a [u8]),
-    Open(&'a std::fs::File),
-}
-
-/// Search one source; `None` when it has no match (or is binary/unreadable).
-fn search_source(
-    searcher: &mut Searcher,
-    matcher: &grep_regex::RegexMatcher,
-    request: &GrepRequest,
-    source: Source<'_>,
-) -> Option<FileMatches> {
-    if request.max_count == Some(0) {
-        return None; // As with `rg -m 0`: no match is wanted.
-    }
-    let mut sink = Collect {
-        lines: Vec::new(),
-        matches: 0,
-        max_count: request.max_count,
-        files_only: request.files_with_matches,
-    };
-    match source {
-        Source::Bytes(bytes) => searcher.search_slice(matcher, bytes, &mut sink).ok()?,
-        Source::Open(file) => searcher.search_file(matcher, file, &mut sink).ok()?,
-    }
-    (sink.matches > 0).then(|| FileMatches {
-        skill: String::new(),
-        path: String::new(),
-        lines: sink.lines,
-        matches: sink.matches,
-    })
-}
-
-/// Search `relative` of `skill` opened through the boundary: `None` when
-/// it leads out, is left out where it really is, lies in a disabled
-/// nested skill, or has no match. With its real path.
-fn contained_search(
-    matcher: &grep_regex::RegexMatcher,
-    request: &GrepRequest,
-    catalog: &Catalog,
-    skill: &Skill,
-    relative: &str,
-    disabled: &super::read::DisabledInside,
-) -> Option<(FileMatches, PathBuf)> {
-    let (opened, folder) = super::read::open_file(catalog.root_of(skill), skill, relative).ok()?;
-    let real = opened.real_path(&folder);
-    if disabled.owner_of(&real).is_some() {
-        return None;
-    }
-    let found = search_source(
-        &mut searcher(request),
-        matcher,
-        request,
-        Source::Open(&opened.file),
-    )?;
-    Some((found, real))
-}
-
-/// Search one file of `skill`.
-fn search_file(
-    searcher: &mut Searcher,
-    matcher: &grep_regex::RegexMatcher,
-    request: &GrepRequest,
-    skill: &str,
-    path: &Path,
-    relative: &str,
-) -> Option<FileMatches> {
-    // Opened inside the skill folder (the path is that folder joined with
-    // `relative`), never by its whole name.
+/// Open a file of a skill to search it.
+/// `path` is the skill folder joined with `relative`: the file is opened
+/// inside that folder through the boundary (links resolved inside it),
+/// never by its whole name.
+fn open(path: &Path, relative: &str) -> std::io::Result<std::fs::File> {
     let folder = path
         .ancestors()
-        .nth(Path::new(relative).components().count())?;
+        .nth(Path::new(relative).components().count())
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
     let opened = super::contain::Folder::open(folder)
-        .ok()?
+        .map_err(|e| std::io::Error::other(e.to_string()))?
         .open_path(relative)
-        .ok()?;
-    (opened.kind == super::contain::OpenedKind::File).then_some(())?;
-    let mut found = search_source(searcher, matcher, request, Source::Open(&opened.file))?;
-    found.skill = skill.to_string();
-    found.path = relative.to_string();
-    Some(found)
-}
-
-struct Collect {
-    lines: Vec<GrepLine>,
-    matches: usize,
-    /// `-m`: matching lines past it (in the after-context of the last
-    /// counted match) are shown as context, so the count stays exact.
-    max_count: Option<u64>,
-    files_only: bool,
-}
-
-impl Collect {
-    fn line(&self, kind: LineKind, number: Option<u64>, bytes: &[u8]) -> GrepLine {
-        let text = String::from_utf8_lossy(bytes);
-        GrepLine {
-            kind,
-            line: number.unwrap_or(0),
-            text: text.trim_end_matches(['\n', '\r']).to_string(),
-        }
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    if opened.kind != super::contain::OpenedKind::File {
+        return Err(std::io::Error::other("not a regular file"));
     }
+    Ok(opened.file)
 }
 
-impl Sink for Collect {
-    type Error = std::io::Error;
-
-    fn matched(
-        &mut self,
-        _searcher: &Searcher,
-        found: &SinkMatch<'_>,
-    ) -> Result<bool, Self::Error> {
-        let counted = self.max_count.is_none_or(|max| (self.matches as u64) < max);
-        if counted {
-            self.matches += 1;
-        }
-        if self.files_only {
-            // Only the file is printed, but its count is exact (`-l --json`
-            // reports it).
-            return Ok(true);
-        }
-        let kind = if counted {
-            LineKind::Match
-        } else {
-            LineKind::Context
-        };
-        // A multi-line match arrives as one block; report each line.
-        let mut number = found.line_number();
-        for line in found.bytes().split_inclusive(|&b| b == b'\n') {
-            self.lines.push(self.line(kind, number, line));
-            number = number.map(|n| n + 1);
-        }
-        Ok(true)
+/// Search one file into `sink`; false when it could not be read.
+fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
+    searcher: &mut Searcher,
+    matcher: &grep_regex::RegexMatcher,
+    request: &GrepRequest,
+    path: &Path,
+    relative: &str,
+    sink: &mut S,
+) -> bool {
+    if request.max_count == Some(0) {
+        return true; // As with `rg -m 0`: no match is wanted.
     }
-
-    fn context(
-        &mut self,
-        _searcher: &Searcher,
-        context: &SinkContext<'_>,
-    ) -> Result<bool, Self::Error> {
-        if !self.files_only && !matches!(context.kind(), SinkContextKind::Other) {
-            self.lines
-                .push(self.line(LineKind::Context, context.line_number(), context.bytes()));
-        }
-        Ok(true)
+    match open(path, relative) {
+        Ok(file) => searcher.search_file(matcher, &file, sink).is_ok(),
+        Err(_) => false,
     }
 }

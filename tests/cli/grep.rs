@@ -449,3 +449,283 @@ fn linked_files_inside_a_skill_are_searched_alike_everywhere() {
         );
     }
 }
+
+/// Three skills whose files match `needle` on many lines, one of them
+/// with a file large enough that its lines are handed on in chunks while
+/// it is searched (and, in the scan, searched again afterwards).
+fn streaming_catalog() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    for (name, lines) in [("alpha", 40), ("beta", 3), ("gamma", 30_000)] {
+        write(
+            &root,
+            &format!("{name}/SKILL.md"),
+            format!(
+                "---\nname: {name}\ndescription: Matches a lot. Use when testing grep.\n---\n\nneedle in {name}\nplain\n"
+            ),
+        );
+        let mut text = String::new();
+        for i in 0..lines {
+            // Matches in runs with gaps, so context lines and `--` appear.
+            if i % 7 < 3 {
+                text.push_str(&format!("line {i} has a needle and some padding text\n"));
+            } else {
+                text.push_str(&format!("line {i} is plain and has some padding text\n"));
+            }
+        }
+        write(&root, &format!("{name}/refs/notes.md"), text);
+    }
+    temp
+}
+
+/// The answer cut at `cap` the way `--max-results` promises: the first
+/// `cap` matches in answer order, the after-context of the last one up to
+/// the next match, and `truncated` when a match was left out.
+fn cut(
+    full: &skilldex::query::GrepResult,
+    cap: usize,
+    after: usize,
+) -> skilldex::query::GrepResult {
+    use skilldex::query::LineKind;
+    let mut out = skilldex::query::GrepResult::default();
+    for file in &full.files {
+        let room = cap - out.matches;
+        if file.matches <= room {
+            out.matches += file.matches;
+            out.files.push(file.clone());
+            continue;
+        }
+        out.truncated = true;
+        let mut kept = file.clone();
+        kept.lines.clear();
+        kept.matches = room;
+        let mut seen = 0;
+        let mut context_after = 0;
+        for line in &file.lines {
+            if seen == room {
+                if line.kind == LineKind::Match || context_after == after || room == 0 {
+                    break;
+                }
+                context_after += 1;
+            } else if line.kind == LineKind::Match {
+                seen += 1;
+            }
+            kept.lines.push(line.clone());
+        }
+        out.matches += room;
+        if room > 0 {
+            out.files.push(kept);
+        }
+        break;
+    }
+    out
+}
+
+#[test]
+fn a_capped_answer_is_the_whole_answer_cut_at_the_cap() {
+    let temp = streaming_catalog();
+    let root = temp.path().join("root");
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    for (before, after) in [(0, 0), (1, 2), (0, 3), (2, 0)] {
+        let request = skilldex::query::GrepRequest {
+            pattern: "needle".into(),
+            before_context: before,
+            after_context: after,
+            ..Default::default()
+        };
+        let full = skilldex::query::grep(&catalog, &request).unwrap();
+        assert!(full.matches > 12_000 && !full.truncated, "{}", full.matches);
+        assert_eq!(full.files.len(), 6);
+        // Every cap around a file's edges and inside the big file.
+        let edges = [
+            1,
+            2,
+            19,
+            20,
+            21,
+            22,
+            23,
+            24,
+            25,
+            26,
+            5_000,
+            full.matches - 1,
+        ];
+        for cap in edges.into_iter().chain([full.matches, full.matches + 1]) {
+            let capped = skilldex::query::GrepRequest {
+                max_results: Some(cap),
+                ..request.clone()
+            };
+            let expected = cut(&full, cap.min(full.matches), after);
+            let library = skilldex::query::grep(&catalog, &capped).unwrap();
+            assert_eq!(library, expected, "cap {cap}, context {before}/{after}");
+            let search = skilldex::query::grep::ScanSearch::new(&capped).unwrap();
+            let scanned = skilldex::CatalogBuilder::new([&root])
+                .file_visitor(search.visitor())
+                .build()
+                .unwrap();
+            let one_pass = search.finish(&scanned).unwrap();
+            assert_eq!(
+                one_pass, expected,
+                "scan, cap {cap}, context {before}/{after}"
+            );
+        }
+    }
+}
+
+/// A sink whose writes fail (a closed pipe) ends the search with that
+/// error after the first line, rather than searching on.
+#[test]
+fn a_failing_sink_ends_the_search() {
+    struct Closed(usize);
+    impl skilldex::query::GrepSink for Closed {
+        fn line(
+            &mut self,
+            _: &str,
+            _: &str,
+            _: skilldex::query::LineKind,
+            _: u64,
+            _: &str,
+        ) -> std::io::Result<()> {
+            self.0 += 1;
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn file_end(&mut self, _: &str, _: &str, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let temp = streaming_catalog();
+    let root = temp.path().join("root");
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    let request = skilldex::query::GrepRequest {
+        pattern: "needle".into(),
+        ..Default::default()
+    };
+    let mut sink = Closed(0);
+    let error = skilldex::query::grep::grep_into(&catalog, &request, &mut sink).unwrap_err();
+    assert!(
+        matches!(&error, skilldex::query::GrepError::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe),
+        "{error:?}"
+    );
+    assert_eq!(sink.0, 1);
+}
+
+/// The CLI prints the same bytes whichever way a file was searched: held
+/// from the scan, or (past the scan's limit) streamed afterwards.
+#[test]
+fn the_cli_prints_the_library_answer_in_every_format() {
+    let temp = streaming_catalog();
+    let root = temp.path().join("root");
+    let catalog = skilldex::CatalogBuilder::new([&root]).build().unwrap();
+    let request = skilldex::query::GrepRequest {
+        pattern: "needle".into(),
+        before_context: 1,
+        after_context: 1,
+        ..Default::default()
+    };
+    let full = skilldex::query::grep(&catalog, &request).unwrap();
+    let mut text = String::new();
+    for file in &full.files {
+        let mut previous: Option<u64> = None;
+        for line in &file.lines {
+            if previous.is_some_and(|p| line.line > p + 1) {
+                text.push_str("--\n");
+            }
+            let separator = if line.kind == skilldex::query::LineKind::Match {
+                ':'
+            } else {
+                '-'
+            };
+            text.push_str(&format!(
+                "{}/{}{separator}{}{separator}{}\n",
+                file.skill, file.path, line.line, line.text
+            ));
+            previous = Some(line.line);
+        }
+    }
+    let out = grep_in(&temp, &["-C", "1", "needle"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout == text,
+        "the CLI's text differs from the library's answer"
+    );
+    let json = grep_in(&temp, &["--json", "-C", "1", "needle"]);
+    let lines = json_lines(&json);
+    let (summary, lines) = lines.split_last().unwrap();
+    let expected: Vec<serde_json::Value> = full
+        .files
+        .iter()
+        .flat_map(|f| f.lines.iter().map(|l| f.line_json(l)))
+        .collect();
+    assert!(
+        lines == expected,
+        "the CLI's JSON differs from the library's answer"
+    );
+    assert_eq!(summary["matches"], full.matches);
+    assert_eq!(summary["files"], full.files.len());
+    // Each JSON line is written as serde_json writes the object.
+    let first = json.stdout.lines().next().unwrap();
+    assert_eq!(first, serde_json::to_string(&expected[0]).unwrap());
+}
+
+/// Memory does not grow with the answer: while the CLI prints the lines of
+/// an 8 MB file that matches on every line, its peak RSS stays far below
+/// what holding the answer took (60 MB, from 9 MB with no match). Read from `/proc` while
+/// the child waits on the pipe the test reads slowly.
+#[cfg(target_os = "linux")]
+#[test]
+fn printing_a_huge_answer_keeps_memory_flat() {
+    use std::io::Read;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "huge/SKILL.md",
+        skill_md("huge", "One very large file. Use when testing grep."),
+    );
+    let mut text = String::with_capacity(9 << 20);
+    let mut i = 0u64;
+    while text.len() < 8 << 20 {
+        text.push_str(&format!("{i} needle\n"));
+        i += 1;
+    }
+    write(&root, "huge/refs/big.md", &text);
+    let mut child = skilldex()
+        .args(["grep", "-F", "needle", "--root", root.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let peak = |pid: u32| -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let mut buffer = vec![0; 1 << 20];
+    let mut read = 0usize;
+    let mut highest = 0;
+    let mut lines = 0;
+    loop {
+        let n = stdout.read(&mut buffer).unwrap();
+        if n == 0 {
+            break;
+        }
+        lines += buffer[..n].iter().filter(|&&b| b == b'\n').count();
+        read += n;
+        // The child is blocked on the pipe now and then: sample it.
+        if let Some(kb) = peak(child.id()) {
+            highest = highest.max(kb);
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(lines as u64, i, "every line of the file is a match");
+    assert!(read > 20 << 20, "{read}");
+    assert!(highest > 0, "the child was sampled");
+    assert!(
+        highest < 32 * 1024,
+        "peak RSS {highest} KB while printing a {} MB answer",
+        read >> 20
+    );
+}

@@ -1,0 +1,347 @@
+//! The two ends of a streamed grep. `FileSearch` is the searcher's sink for
+//! one file: it turns what the searcher reports into `Lines`, a compact
+//! buffer (no allocation per line), and asks its caller after every line
+//! whether to go on, hand the lines over or give up. `Emitter` takes each
+//! file's lines in answer order, applies the answer's cap (`max_results`)
+//! and pushes what is kept into a `GrepSink`: the CLI's printer, the MCP
+//! tool's collector. The cap lives here and nowhere else, so every caller
+//! cuts the same way and says `truncated` for the same reason.
+
+use super::{FileMatches, GrepLine, GrepResult, LineKind};
+use grep_searcher::{Searcher, Sink, SinkContext, SinkContextKind, SinkMatch};
+
+/// Where a grep answer goes, line by line, in answer order (skills in
+/// catalog order; in each, `SKILL.md` first, then the other files by path).
+/// Nothing is called for a file without a line in the answer.
+pub trait GrepSink {
+    /// One line of the file `path` of skill `skill`: its number and its
+    /// text without the line ending (invalid UTF-8 replaced).
+    fn line(
+        &mut self,
+        skill: &str,
+        path: &str,
+        kind: LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()>;
+
+    /// The end of a file with matches: `matches` of them are in the answer
+    /// (with `files_with_matches`, the only call a file gets).
+    fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()>;
+}
+
+/// What a streamed answer held, once it ends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GrepSummary {
+    pub matches: usize,
+    pub files: usize,
+    /// The cap (`max_results`) cut the answer.
+    pub truncated: bool,
+}
+
+/// The lines of one file (or the part not handed on yet), back to back in
+/// one buffer: a kind byte, the line number and the text's length, then
+/// the text.
+#[derive(Debug, Default)]
+pub(super) struct Lines {
+    bytes: Vec<u8>,
+    /// Matches counted in the file so far (with `-m`, at most that many).
+    pub(super) matches: usize,
+}
+
+const HEADER: usize = 1 + 8 + 4;
+
+impl Lines {
+    fn push(&mut self, kind: LineKind, number: u64, text: &[u8]) {
+        // A line longer than 4 GiB keeps its first 4 GiB.
+        let text = &text[..text.len().min(u32::MAX as usize)];
+        self.bytes.reserve(HEADER + text.len());
+        self.bytes.push(match kind {
+            LineKind::Match => 0,
+            LineKind::Context => 1,
+        });
+        self.bytes.extend_from_slice(&number.to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(text.len() as u32).to_le_bytes());
+        self.bytes.extend_from_slice(text);
+    }
+
+    /// Bytes held: what the buffer costs.
+    pub(super) fn held(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The lines held, to hand on; the count stays (it is the file's).
+    pub(super) fn take_lines(&mut self) -> Lines {
+        Lines {
+            bytes: std::mem::take(&mut self.bytes),
+            matches: 0,
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (LineKind, u64, &[u8])> {
+        let mut rest = &self.bytes[..];
+        std::iter::from_fn(move || {
+            let (header, tail) = rest.split_at_checked(HEADER)?;
+            let kind = if header[0] == 0 {
+                LineKind::Match
+            } else {
+                LineKind::Context
+            };
+            let number = u64::from_le_bytes(header[1..9].try_into().ok()?);
+            let len = u32::from_le_bytes(header[9..13].try_into().ok()?) as usize;
+            let (text, tail) = tail.split_at_checked(len)?;
+            rest = tail;
+            Some((kind, number, text))
+        })
+    }
+}
+
+/// The searcher's sink for one file. After each line it calls `after_line`
+/// with what it holds; `false` stops the search of this file.
+pub(super) struct FileSearch<F> {
+    pub(super) lines: Lines,
+    /// `-m`: matching lines past it (in the after-context of the last
+    /// counted match) are shown as context, so the count stays exact.
+    max_count: Option<u64>,
+    files_only: bool,
+    /// Past this many matches nothing more of the file can be in the
+    /// answer (the cap and one more, which tells that the cap cut).
+    enough: Option<usize>,
+    after_line: F,
+}
+
+impl<F: FnMut(&mut Lines) -> bool> FileSearch<F> {
+    pub(super) fn new(request: &super::GrepRequest, after_line: F) -> Self {
+        FileSearch {
+            lines: Lines::default(),
+            max_count: request.max_count,
+            files_only: request.files_with_matches,
+            enough: request.max_results.map(|cap| cap.saturating_add(1)),
+            after_line,
+        }
+    }
+
+    fn push(&mut self, kind: LineKind, number: Option<u64>, bytes: &[u8]) -> bool {
+        let mut end = bytes.len();
+        while end > 0 && matches!(bytes[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        self.lines.push(kind, number.unwrap_or(0), &bytes[..end]);
+        (self.after_line)(&mut self.lines)
+    }
+}
+
+impl<F: FnMut(&mut Lines) -> bool> Sink for FileSearch<F> {
+    type Error = std::io::Error;
+
+    fn matched(
+        &mut self,
+        _searcher: &Searcher,
+        found: &SinkMatch<'_>,
+    ) -> Result<bool, Self::Error> {
+        let counted = self
+            .max_count
+            .is_none_or(|max| (self.lines.matches as u64) < max);
+        if counted {
+            self.lines.matches += 1;
+        }
+        let enough = self
+            .enough
+            .is_some_and(|enough| self.lines.matches >= enough);
+        if self.files_only {
+            // Only the file is printed, but its count is exact (`-l --json`
+            // reports it).
+            return Ok(!enough && (self.after_line)(&mut self.lines));
+        }
+        let kind = if counted {
+            LineKind::Match
+        } else {
+            LineKind::Context
+        };
+        let bytes = found.bytes();
+        // A multi-line match arrives as one block; report each line. (The
+        // matcher never matches across lines, so this is rare.)
+        if memchr::memchr(b'\n', bytes).is_none_or(|at| at + 1 == bytes.len()) {
+            return Ok(self.push(kind, found.line_number(), bytes) && !enough);
+        }
+        let mut number = found.line_number();
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            if !self.push(kind, number, line) {
+                return Ok(false);
+            }
+            number = number.map(|n| n + 1);
+        }
+        Ok(!enough)
+    }
+
+    fn context(
+        &mut self,
+        _searcher: &Searcher,
+        context: &SinkContext<'_>,
+    ) -> Result<bool, Self::Error> {
+        if self.files_only || matches!(context.kind(), SinkContextKind::Other) {
+            return Ok(true);
+        }
+        Ok(self.push(LineKind::Context, context.line_number(), context.bytes()))
+    }
+}
+
+/// Takes files' lines in answer order and gives a `GrepSink` what fits
+/// under the cap: the first `max_results` matches, and the after-context
+/// of the last one up to the next match. Any line past that means the cap
+/// cut the answer (`truncated`), and the answer ends there.
+pub(super) struct Emitter<'s> {
+    sink: &'s mut dyn GrepSink,
+    cap: Option<usize>,
+    after_context: usize,
+    files_only: bool,
+    summary: GrepSummary,
+    /// Nothing more can be in the answer.
+    done: bool,
+    /// Matches of the current file in the answer.
+    file_matches: usize,
+    /// Context lines given since the cap was reached (in its file).
+    context_after_cap: usize,
+}
+
+impl<'s> Emitter<'s> {
+    pub(super) fn new(sink: &'s mut dyn GrepSink, request: &super::GrepRequest) -> Self {
+        Emitter {
+            sink,
+            cap: request.max_results,
+            after_context: request.after_context,
+            files_only: request.files_with_matches,
+            summary: GrepSummary::default(),
+            done: false,
+            file_matches: 0,
+            context_after_cap: 0,
+        }
+    }
+
+    pub(super) fn summary(&self) -> GrepSummary {
+        self.summary
+    }
+
+    fn at_cap(&self) -> bool {
+        self.cap.is_some_and(|cap| self.summary.matches >= cap)
+    }
+
+    /// The next lines of the current file. `Ok(false)`: the answer is
+    /// complete (the file's search can stop).
+    pub(super) fn lines(
+        &mut self,
+        skill: &str,
+        path: &str,
+        lines: &Lines,
+    ) -> std::io::Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        if self.files_only {
+            return Ok(true);
+        }
+        for (kind, number, text) in lines.iter() {
+            if self.at_cap() {
+                // A counted match past the cap, or the first line of a file
+                // after it (a file's first line is a match or the context
+                // before one): the cap cut the answer.
+                if kind == LineKind::Match || self.file_matches == 0 {
+                    self.summary.truncated = true;
+                    self.done = true;
+                    return Ok(false);
+                }
+                // The after-context of the last match kept.
+                if self.context_after_cap >= self.after_context {
+                    continue;
+                }
+                self.context_after_cap += 1;
+            } else if kind == LineKind::Match {
+                self.summary.matches += 1;
+                self.file_matches += 1;
+            }
+            // Checking is much cheaper than the lossy conversion's scan.
+            match std::str::from_utf8(text) {
+                Ok(text) => self.sink.line(skill, path, kind, number, text)?,
+                Err(_) => {
+                    let text = String::from_utf8_lossy(text);
+                    self.sink.line(skill, path, kind, number, &text)?;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// End the current file where the answer stopped inside it.
+    pub(super) fn close(&mut self, skill: &str, path: &str) -> std::io::Result<()> {
+        if self.file_matches > 0 {
+            self.summary.files += 1;
+            self.sink.file_end(skill, path, self.file_matches)?;
+        }
+        self.file_matches = 0;
+        self.context_after_cap = 0;
+        Ok(())
+    }
+
+    /// The end of the current file, which counted `matches` (with
+    /// `files_with_matches`, the only record of them). `Ok(false)`: the
+    /// answer is complete.
+    pub(super) fn end_file(
+        &mut self,
+        skill: &str,
+        path: &str,
+        matches: usize,
+    ) -> std::io::Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        if self.files_only && matches > 0 {
+            let room = self
+                .cap
+                .map_or(usize::MAX, |cap| cap.saturating_sub(self.summary.matches));
+            if matches > room {
+                self.summary.truncated = true;
+                self.done = true;
+            }
+            self.file_matches = matches.min(room);
+            self.summary.matches += self.file_matches;
+        }
+        self.close(skill, path)?;
+        Ok(!self.done)
+    }
+}
+
+/// A sink that keeps the answer, as `grep` returns it.
+#[derive(Debug, Default)]
+pub(super) struct Collect {
+    pub(super) result: GrepResult,
+    lines: Vec<GrepLine>,
+}
+
+impl GrepSink for Collect {
+    fn line(
+        &mut self,
+        _skill: &str,
+        _path: &str,
+        kind: LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()> {
+        self.lines.push(GrepLine {
+            kind,
+            line: number,
+            text: text.to_string(),
+        });
+        Ok(())
+    }
+
+    fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()> {
+        self.result.files.push(FileMatches {
+            skill: skill.to_string(),
+            path: path.to_string(),
+            lines: std::mem::take(&mut self.lines),
+            matches,
+        });
+        Ok(())
+    }
+}
