@@ -465,7 +465,7 @@ fn read_text(path: &Path, hint: &'static str) -> Result<String, ConfigError> {
         error,
         hint,
     };
-    let bytes = crate::query::contain::read_regular(path, MAX_CONFIG_BYTES).map_err(read_error)?;
+    let bytes = crate::contain::read_regular(path, MAX_CONFIG_BYTES).map_err(read_error)?;
     String::from_utf8(bytes).map_err(|_| {
         read_error(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -1097,6 +1097,25 @@ fn yaml_scalar(text: &str) -> String {
     } else {
         serde_json::to_string(text).unwrap_or_else(|_| format!("{text:?}"))
     }
+}
+
+/// The servers of the configuration files, lowest layer first: a higher
+/// layer's entry replaces a lower one's of the same name.
+pub fn configured_servers(files: &[ConfigFile]) -> Vec<crate::toolcat::servers::ConfiguredServer> {
+    let mut by_name = std::collections::BTreeMap::new();
+    for file in files {
+        for (name, config) in &file.settings.mcp_servers {
+            by_name.insert(
+                name.clone(),
+                crate::toolcat::servers::ConfiguredServer {
+                    name: name.clone(),
+                    config: config.clone(),
+                    source: file.path.clone(),
+                },
+            );
+        }
+    }
+    by_name.into_values().collect()
 }
 
 #[cfg(test)]

@@ -25,12 +25,15 @@
 
 pub mod catalog;
 pub mod config;
+pub mod contain;
 mod hash;
 pub mod live;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
 pub mod parse;
+pub mod paths;
+pub mod plugin;
 pub mod query;
 pub mod rules;
 pub mod scan;

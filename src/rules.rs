@@ -165,7 +165,7 @@ pub fn link_state(skill_dir: &Path, from_dir: &Path, target: &str) -> LinkState 
     match placeholder(target) {
         Some((Placeholder::SkillDir, rest)) => return state_inside(skill_dir, rest),
         Some((Placeholder::PluginRoot, rest)) => {
-            return match crate::scan::plugin::plugin_root_of(skill_dir) {
+            return match crate::plugin::plugin_root_of(skill_dir) {
                 Some(plugin) => state_inside(&plugin, rest),
                 None => LinkState::Escapes(
                     "starts with `${CLAUDE_PLUGIN_ROOT}`, but the skill is not in a plugin (no `.claude-plugin/plugin.json` above it, no `skills/` folder holding it)".to_string(),

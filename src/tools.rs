@@ -315,11 +315,12 @@ fn too_long(argument: &str, text: &str) -> Option<ToolAnswer> {
 /// Answer `search_skills`. `uri_of` adds each hit's resource URI when the
 /// caller serves one.
 pub fn search_skills(
-    catalog: &Catalog,
+    searchable: &crate::search::Searchable,
     arguments: &Arguments<'_>,
     uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
-    everything: Option<&Catalog>,
+    everything: Option<&crate::search::Searchable>,
 ) -> Result<ToolAnswer, ArgumentError> {
+    let catalog = searchable.catalog();
     let query = arguments.required_string("query")?;
     let limit = arguments.whole_number("limit")?;
     if let Some(answer) = too_long("query", query) {
@@ -336,7 +337,7 @@ pub fn search_skills(
         Err(answer) => return Ok(answer),
     };
     let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
-    let results = catalog.search(query, &crate::search::SearchOptions { limit });
+    let results = searchable.search(query, &crate::search::SearchOptions { limit });
     let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
     if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
         for (hit, found) in hits.iter_mut().zip(&results.hits) {
@@ -380,7 +381,7 @@ pub fn search_skills(
 /// best `limit` of `everything` (the catalog with them enabled).
 fn disabled_matches<'a>(
     catalog: &Catalog,
-    everything: &'a Catalog,
+    everything: &'a crate::search::Searchable,
     query: &str,
     limit: usize,
 ) -> Vec<&'a crate::model::Skill> {
@@ -391,7 +392,7 @@ fn disabled_matches<'a>(
     wider
         .hits
         .iter()
-        .map(|hit| everything.skills()[hit.index].as_ref())
+        .map(|hit| everything.catalog().skills()[hit.index].as_ref())
         .filter(|skill| {
             catalog
                 .disabled_skills()

@@ -437,18 +437,18 @@ impl Assembly {
 }
 
 /// Read a file as text for display: BOM skipped, invalid UTF-8 replaced.
-/// The file is opened inside its own folder (`query::contain`): a skill
+/// The file is opened inside its own folder (`contain`): a skill
 /// file that is a symlink out of its folder, a pipe, or larger than
-/// `query::read::MAX_READ_BYTES` is refused before anything is read.
+/// `contain::MAX_READ_BYTES` is refused before anything is read.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let bytes = crate::query::contain::read_inside(
+    let bytes = crate::contain::read_inside(
         path.parent().unwrap_or(Path::new(".")),
         &name,
-        crate::query::read::MAX_READ_BYTES,
+        crate::contain::MAX_READ_BYTES,
     )?;
     Ok(parse::decode(&bytes).0.into_owned())
 }
@@ -562,8 +562,6 @@ pub struct Catalog {
     stale: Vec<String>,
     /// Built on the first lookup: a render never needs it.
     by_id: std::sync::OnceLock<HashMap<String, usize>>,
-    /// Built on the first search.
-    search: std::sync::OnceLock<crate::search::SearchIndex>,
     stats: BuildStats,
     /// Skills kept out by configuration, sorted like `skills`.
     disabled: Vec<Arc<Skill>>,
@@ -598,7 +596,6 @@ impl Catalog {
             diagnostics,
             stale,
             by_id,
-            search: std::sync::OnceLock::new(),
             stats: BuildStats::default(),
             disabled: Vec::new(),
             disabled_real: std::sync::OnceLock::new(),
@@ -635,7 +632,6 @@ impl Catalog {
         self.disabled = disabled;
         self.disabled_real = std::sync::OnceLock::new();
         self.by_id = std::sync::OnceLock::new();
-        self.search = std::sync::OnceLock::new();
         self
     }
 
@@ -856,12 +852,6 @@ impl Catalog {
             .get(&format!("{namespace}:{name}"))
             .copied()
             .filter(|&i| self.skills[i].plugin)
-    }
-
-    /// The search index of this snapshot, built on first use.
-    pub fn search_index(&self) -> &crate::search::SearchIndex {
-        self.search
-            .get_or_init(|| crate::search::SearchIndex::build(self))
     }
 
     /// Ids that look like `key`, for "did you mean" answers.

@@ -714,7 +714,7 @@ fn read_by_path(
                 format!(
                     "{} is {}, not a regular file, and is never read — a skill file must be a regular Markdown file",
                     printable(trimmed),
-                    query::contain::kind_name(metadata.file_type())
+                    skilldex::contain::kind_name(metadata.file_type())
                 ),
                 2,
             ));

@@ -90,7 +90,7 @@ impl Outcome {
 pub(super) fn sync_command(cli: &Cli, args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let settings = super::settings(&cli.global)?;
     let mut by_name: std::collections::BTreeMap<String, ConfiguredServer> =
-        servers::from_config_files(&settings.files)
+        skilldex::config::configured_servers(&settings.files)
             .into_iter()
             .map(|s| (s.name.clone(), s))
             .collect();

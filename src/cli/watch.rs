@@ -394,7 +394,7 @@ pub(super) fn render_since(
 ) -> anyhow::Result<ExitCode> {
     // Never a pipe (it would wait for a writer), never more than a
     // snapshot can hold.
-    let bytes = skilldex::query::contain::read_regular(previous, 256 * 1024 * 1024)
+    let bytes = skilldex::contain::read_regular(previous, 256 * 1024 * 1024)
         .with_context(|| format!("reading {}", previous.display()))?;
     let text =
         String::from_utf8(bytes).with_context(|| format!("reading {}", previous.display()))?;

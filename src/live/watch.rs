@@ -430,13 +430,13 @@ fn scope(
 ) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     // A plugin manifest names the namespace of every skill in its plugin.
-    let manifest = (name == crate::scan::plugin::MANIFEST_FILE
-        || name == crate::scan::plugin::MARKETPLACE_FILE)
+    let manifest = (name == crate::plugin::MANIFEST_FILE
+        || name == crate::plugin::MARKETPLACE_FILE)
         && path
             .parent()
             .and_then(Path::file_name)
             .and_then(|d| d.to_str())
-            .is_some_and(|d| crate::scan::plugin::MANIFEST_DIRS.contains(&d));
+            .is_some_and(|d| crate::plugin::MANIFEST_DIRS.contains(&d));
     if name == ".gitignore" || name == ".ignore" || manifest {
         pending.whole.insert(root);
         return true;

@@ -44,9 +44,12 @@ struct View {
     instructions: String,
     /// The full directory, rendered on first read.
     directory: OnceLock<String>,
+    /// The snapshot with its search index beside it (built on the first
+    /// search).
+    searchable: crate::search::Searchable,
     /// The catalog with its disabled skills enabled (None when none is
     /// disabled), so that a search can name the disabled ones that match.
-    everything: OnceLock<Option<Arc<Catalog>>>,
+    everything: OnceLock<Option<crate::search::Searchable>>,
 }
 
 struct State {
@@ -149,6 +152,7 @@ impl SkilldexServer {
         }
         let instructions = self.instructions(&catalog);
         let view = Arc::new(View {
+            searchable: crate::search::Searchable::new(Arc::clone(&catalog)),
             catalog,
             index,
             instructions,
@@ -190,7 +194,7 @@ enable it.\n\n",
     /// Build the current snapshot's search index (it is built once, on
     /// first use, and kept with the snapshot).
     fn warm_search(&self) {
-        let _ = self.view().catalog.search_index();
+        let _ = self.view().searchable.index();
     }
 
     /// Forget the cached view (the next request rebuilds it).
@@ -601,10 +605,10 @@ impl ServerHandler for SkilldexServer {
                     let disabled = view.catalog.disabled_skills();
                     (!disabled.is_empty()).then(|| {
                         let ids: Vec<&str> = disabled.iter().map(|s| s.id.as_str()).collect();
-                        Arc::new(view.catalog.enabling(&ids))
+                        crate::search::Searchable::new(Arc::new(view.catalog.enabling(&ids)))
                     })
                 });
-                tools::search_skills(&view.catalog, &checked, &uri_of, everything.as_deref())
+                tools::search_skills(&view.searchable, &checked, &uri_of, everything.as_ref())
                     .map_err(Self::invalid)?
             }
             tools::REQUEST_SKILL_ENABLE => {

@@ -15,8 +15,8 @@
 //! through the tools); it never breaks the listing of the others.
 
 use crate::catalog::Catalog;
+use crate::contain::{EntryType, Folder, OpenedKind, Refusal};
 use crate::model::Skill;
-use crate::query::contain::{EntryType, Folder, OpenedKind, Refusal};
 use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
 use rmcp::model::{
@@ -462,7 +462,7 @@ fn child(parent: &str, name: &std::ffi::OsStr) -> Option<String> {
 
 /// Every file of a skill folder (nested skills' files included), as
 /// (path inside the folder, size), sorted; `Err` when a limit cuts. Folders
-/// are listed from the open folder (`query::contain`), never by a name a
+/// are listed from the open folder (`contain`), never by a name a
 /// symlink could have replaced; symlinked folders are not entered.
 fn manifest_files(
     rules_cache: &mut RulesCache,
@@ -490,7 +490,7 @@ fn manifest_files(
         if opened.kind != OpenedKind::Folder || opened.real != relative {
             continue; // Swapped for a file or a link since it was listed.
         }
-        let entries = crate::query::contain::list(&opened.file)
+        let entries = crate::contain::list(&opened.file)
             .map_err(|e| format!("its folder `{shown}` cannot be read ({e})"))?;
         let has = |name: &str| entries.iter().any(|(n, _)| n == name);
         let rules = above.enter(&dir.join(&relative), has(".ignore"), has(".gitignore"));
@@ -539,7 +539,7 @@ fn read_served(folder: &Folder, relative: &str) -> Result<Vec<u8>, String> {
     if opened.len > MAX_BYTES {
         return Err("is larger than 16 MiB, the extension's limit".to_string());
     }
-    crate::query::contain::read_at_most(opened.file, MAX_BYTES)
+    crate::contain::read_at_most(opened.file, MAX_BYTES)
         .map_err(|e| format!("cannot be read ({e})"))
 }
 
@@ -644,7 +644,7 @@ pub fn read_file(
     if opened.len > MAX_BYTES {
         return Err(format!("{uri} is larger than 16 MiB"));
     }
-    let bytes = crate::query::contain::read_at_most(opened.file, MAX_BYTES)
+    let bytes = crate::contain::read_at_most(opened.file, MAX_BYTES)
         .map_err(|e| format!("{uri} cannot be read ({e})"))?;
     let mime = mime_type(relative);
     let binary_type = matches!(
@@ -712,7 +712,7 @@ pub fn read_directory(
     }
     let base = uri.trim_end_matches('/');
     let mut children: Vec<(String, bool, u64)> = Vec::new();
-    let entries = crate::query::contain::list(&opened.file).map_err(|_| not_directory())?;
+    let entries = crate::contain::list(&opened.file).map_err(|_| not_directory())?;
     // What the tree's ignore rules leave out of the catalog is not listed.
     let rules = RulesCache::default().rules_in(root, &real);
     for (name, kind) in entries {

@@ -654,11 +654,11 @@ fn open(path: &Path, relative: &str) -> std::io::Result<std::fs::File> {
         .ancestors()
         .nth(Path::new(relative).components().count())
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
-    let opened = super::contain::Folder::open(folder)
+    let opened = crate::contain::Folder::open(folder)
         .map_err(|e| std::io::Error::other(e.to_string()))?
         .open_path(relative)
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    if opened.kind != super::contain::OpenedKind::File {
+    if opened.kind != crate::contain::OpenedKind::File {
         return Err(std::io::Error::other("not a regular file"));
     }
     Ok(opened.file)

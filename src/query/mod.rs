@@ -2,7 +2,6 @@
 //! the detail of one skill. Nothing here prints; the CLI and the MCP server
 //! decide how answers reach the user.
 
-pub mod contain;
 pub mod delta;
 pub mod files;
 pub mod grep;

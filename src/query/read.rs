@@ -7,8 +7,8 @@
 //! out). Reads are capped (about 5,000 tokens by default) at a line
 //! boundary, with the exact `--lines` range to continue from.
 
-use super::contain;
 use crate::catalog::{resolve_inside, Catalog};
+use crate::contain;
 use crate::model::Skill;
 use crate::parse::{self, markdown};
 use crate::tokens;
@@ -20,9 +20,7 @@ pub const HOW_TO_ENABLE: &str = "remove it from the `disabled` list of skilldex.
 
 /// Default cap of one read, in o200k tokens.
 pub const DEFAULT_MAX_TOKENS: usize = 5_000;
-
-/// Files larger than this are refused: read a range of lines instead.
-pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+pub use crate::contain::MAX_READ_BYTES;
 
 /// A 1-based, inclusive range of lines; either end may be open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

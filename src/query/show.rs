@@ -181,7 +181,7 @@ fn describe_file(dir: &Path, relative: &str, bytes: u64) -> SubFile {
     let (tokens, estimated) = if binary {
         (None, false)
     } else if bytes <= EXACT_TOKENS_MAX_BYTES {
-        match super::contain::read_inside(dir, &relative, EXACT_TOKENS_MAX_BYTES)
+        match crate::contain::read_inside(dir, &relative, EXACT_TOKENS_MAX_BYTES)
             .map(|bytes| parse::decode(&bytes).0.into_owned())
         {
             Ok(text) => {
@@ -209,11 +209,11 @@ fn describe_file(dir: &Path, relative: &str, bytes: u64) -> SubFile {
 }
 
 fn read_head(dir: &Path, relative: &str, limit: u64) -> Vec<u8> {
-    let opened = super::contain::Folder::open(dir)
+    let opened = crate::contain::Folder::open(dir)
         .ok()
         .and_then(|folder| folder.open_path(relative).ok())
-        .filter(|opened| opened.kind == super::contain::OpenedKind::File);
+        .filter(|opened| opened.kind == crate::contain::OpenedKind::File);
     opened
-        .and_then(|opened| super::contain::read_at_most(opened.file, limit).ok())
+        .and_then(|opened| crate::contain::read_at_most(opened.file, limit).ok())
         .unwrap_or_default()
 }

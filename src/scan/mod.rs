@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub mod plugin;
 mod walk;
 pub(crate) use walk::{FolderRules, RulesCache};
 
@@ -89,7 +88,7 @@ impl VisitedFile<'_> {
     pub fn open(&self) -> std::io::Result<std::fs::File> {
         match self.entry {
             Some(entry) => entry.open_as_listed(),
-            None => crate::query::contain::open_regular(self.path),
+            None => crate::contain::open_regular(self.path),
         }
     }
 }
@@ -246,7 +245,7 @@ struct Shared {
     /// Symlinked folders found by the current walk: (depth, link, real folder).
     links: Mutex<Vec<(usize, PathBuf, PathBuf)>>,
     /// The plugins skills are met in.
-    plugins: plugin::PluginIndex,
+    plugins: crate::plugin::PluginIndex,
 }
 
 impl Shared {
@@ -281,7 +280,7 @@ fn push<T>(list: &Mutex<Vec<T>>, item: T) {
 pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanResult {
     let limits = &options.limits;
     let mut shared = Shared {
-        plugins: plugin::PluginIndex::new(root),
+        plugins: crate::plugin::PluginIndex::new(root),
         ..Shared::default()
     };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -364,7 +363,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             continue;
         };
         // One marketplace may describe several plugins: each gets its own key.
-        let path = if source.ends_with(plugin::MANIFEST_FILE) {
+        let path = if source.ends_with(crate::plugin::MANIFEST_FILE) {
             source.clone()
         } else {
             let mut path = source.clone().into_os_string();
@@ -724,19 +723,7 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
     (description, broken)
 }
 
-/// `/`-joined components of a relative path.
-pub fn slash_path(path: &Path) -> String {
-    let mut out = String::new();
-    for component in path.components() {
-        if let std::path::Component::Normal(part) = component {
-            if !out.is_empty() {
-                out.push('/');
-            }
-            out.push_str(&part.to_string_lossy());
-        }
-    }
-    out
-}
+pub use crate::paths::slash_path;
 
 /// The skill a parsed file describes (its id is its name until the catalog
 /// resolves clashes). Moves the fields: no copies.
@@ -744,7 +731,7 @@ fn skill_of(
     fields: Option<Fields>,
     path: &Path,
     root: usize,
-    placement: plugin::Placement,
+    placement: crate::plugin::Placement,
     folder_name: String,
     parsed: &ParsedFile,
     facts: FileFacts,

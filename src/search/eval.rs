@@ -213,8 +213,9 @@ pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
 
 /// skilldex's own search as a ranker.
 pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
+    let index = super::SearchIndex::build(catalog);
     move |query| {
-        let results = catalog.search(query, &SearchOptions { limit: 10 });
+        let results = index.search(catalog, query, &SearchOptions { limit: 10 });
         let names = results
             .hits
             .iter()

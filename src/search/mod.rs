@@ -319,14 +319,60 @@ impl SearchIndex {
 }
 
 impl Catalog {
-    /// Rank the skills for `query`. The index is built on the first call
-    /// and kept with this snapshot.
+    /// Rank the skills for `query`, building this snapshot's index for the
+    /// one answer. To search one snapshot many times, keep a
+    /// [`SearchIndex`] (or a [`Searchable`]) beside it.
     pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
         // `select:` names skills: no index needed.
         if let Some(list) = select_list(query) {
             return select(self, query, list, options.limit.max(1));
         }
-        search(self, self.search_index(), query, options)
+        SearchIndex::build(self).search(self, query, options)
+    }
+}
+
+impl SearchIndex {
+    /// Rank the skills of `catalog` (the snapshot this index was built
+    /// from) for `query`.
+    pub fn search(&self, catalog: &Catalog, query: &str, options: &SearchOptions) -> SearchResults {
+        if let Some(list) = select_list(query) {
+            return select(catalog, query, list, options.limit.max(1));
+        }
+        search(catalog, self, query, options)
+    }
+}
+
+/// A snapshot with its search index beside it, built on the first search
+/// and kept while the snapshot is: what a server that answers many
+/// searches of one snapshot holds.
+pub struct Searchable {
+    catalog: std::sync::Arc<Catalog>,
+    index: std::sync::OnceLock<SearchIndex>,
+}
+
+impl Searchable {
+    pub fn new(catalog: std::sync::Arc<Catalog>) -> Searchable {
+        Searchable {
+            catalog,
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The index, built now if it was not yet.
+    pub fn index(&self) -> &SearchIndex {
+        self.index.get_or_init(|| SearchIndex::build(&self.catalog))
+    }
+
+    /// Rank the skills for `query`.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
+        if let Some(list) = select_list(query) {
+            return select(&self.catalog, query, list, options.limit.max(1));
+        }
+        search(&self.catalog, self.index(), query, options)
     }
 }
 

@@ -4,8 +4,8 @@
 
 use super::{select_list, Confidence, SearchResults};
 use crate::catalog::Catalog;
-use crate::query::render::display_path;
-use crate::query::PathStyle;
+use crate::paths::display_path;
+use crate::paths::PathStyle;
 use serde_json::{json, Value};
 
 /// What an answer means, in words for a person or a model: the CLI's text

@@ -282,25 +282,6 @@ pub fn import(path: &Path) -> Result<Vec<ConfiguredServer>, ImportError> {
     }
 }
 
-/// The servers of the configuration files, lowest layer first: a higher
-/// layer's entry replaces a lower one's of the same name.
-pub fn from_config_files(files: &[crate::config::ConfigFile]) -> Vec<ConfiguredServer> {
-    let mut by_name: BTreeMap<String, ConfiguredServer> = BTreeMap::new();
-    for file in files {
-        for (name, config) in &file.settings.mcp_servers {
-            by_name.insert(
-                name.clone(),
-                ConfiguredServer {
-                    name: name.clone(),
-                    config: config.clone(),
-                    source: file.path.clone(),
-                },
-            );
-        }
-    }
-    by_name.into_values().collect()
-}
-
 /// `text` with `${VAR}` and `${VAR:-default}` replaced from `lookup`; an
 /// unset variable without a default is an error naming it.
 pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {

@@ -32,12 +32,11 @@
 
 mod compose;
 mod fit;
-mod paths;
 mod text;
 
-pub use paths::display_path;
-pub(crate) use paths::normalize;
-use paths::{folder_path, is_normal};
+pub(crate) use crate::paths::normalize;
+pub use crate::paths::{display_path, PathStyle};
+use crate::paths::{folder_path, is_normal};
 use text::cap_bytes;
 pub use text::{escape_xml, shorten};
 
@@ -74,15 +73,6 @@ pub enum Format {
     Xml,
     Json,
     AgentsMd,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PathStyle {
-    #[default]
-    Absolute,
-    Relative,
-    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -728,7 +718,7 @@ fn keep_order(entries: &[Entry<'_>], pinned: &[String]) -> Vec<usize> {
     let pin = |skill: &Skill| -> usize {
         pinned
             .iter()
-            .position(|entry| crate::config::names_skill(entry, skill))
+            .position(|entry| skill.answers_to(entry))
             .unwrap_or(usize::MAX)
     };
     let mut keys: Vec<(usize, usize, usize, &str, usize)> = entries

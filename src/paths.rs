@@ -1,8 +1,34 @@
-//! How paths are shown in the directory: absolute, relative to a base, or
-//! not at all. Lexical only — nothing here touches the file system.
+//! Path helpers every layer may use (a leaf module: it imports nothing of
+//! ours): how paths are shown (absolute, relative to a base, or not at
+//! all), lexical normalisation, and `/`-joined relative paths. Lexical
+//! only — nothing here touches the file system.
 
-use super::PathStyle;
+use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
+
+/// How the directory and search answers show file paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PathStyle {
+    #[default]
+    Absolute,
+    Relative,
+    None,
+}
+
+/// `/`-joined components of a relative path.
+pub fn slash_path(path: &Path) -> String {
+    let mut out = String::new();
+    for component in path.components() {
+        if let std::path::Component::Normal(part) = component {
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(&part.to_string_lossy());
+        }
+    }
+    out
+}
 
 /// How a file path is shown under `style`.
 pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
@@ -22,7 +48,7 @@ pub fn display_path(path: &Path, style: PathStyle, base: &Path) -> Option<String
     }
 }
 
-pub(super) fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
+pub(crate) fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<String> {
     display_path(path, style, base).map(|mut p| {
         if p.is_empty() {
             p.push('.');
@@ -34,7 +60,7 @@ pub(super) fn folder_path(path: &Path, style: PathStyle, base: &Path) -> Option<
     })
 }
 
-pub(super) fn is_normal(path: &Path) -> bool {
+pub(crate) fn is_normal(path: &Path) -> bool {
     path.components()
         .all(|c| !matches!(c, Component::CurDir | Component::ParentDir))
 }

@@ -22,6 +22,9 @@
 //! callers judge a file reached through a link by where it really is (the
 //! ignore rules and skipped folders apply to the target, not the link).
 
+/// Files larger than this are refused: read a range of lines instead.
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
@@ -177,8 +180,8 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
             std::io::ErrorKind::InvalidData,
             format!(
                 "it is {} bytes; the limit is {}",
-                crate::rules::thousands(len as usize),
-                crate::rules::thousands(max as usize)
+                crate::text::thousands(len as usize),
+                crate::text::thousands(max as usize)
             ),
         ));
     }
@@ -225,8 +228,8 @@ pub fn read_inside(dir: &Path, relative: &str, max: u64) -> std::io::Result<Vec<
             format!(
                 "`{}` is {} bytes, more than the {} skilldex reads at once",
                 shown(),
-                crate::rules::thousands(opened.len as usize),
-                crate::rules::thousands(max as usize)
+                crate::text::thousands(opened.len as usize),
+                crate::text::thousands(max as usize)
             ),
         ));
     }
@@ -341,7 +344,7 @@ impl Folder {
         // Where it really is: the kernel's name for the open file.
         let real = fd_path(&fd)?;
         let inside = real.strip_prefix(&self.real).ok()?;
-        let real_relative = crate::scan::slash_path(inside);
+        let real_relative = crate::paths::slash_path(inside);
         // A link was followed when the real path is not the path asked.
         let asked: PathBuf = parts.iter().collect();
         let through_link = inside != asked;
@@ -433,8 +436,7 @@ impl Folder {
                         Refusal::Escapes(format!(
                             "leads through a symlink to {}, outside the skill folder",
                             crate::model::printable(
-                                &crate::query::render::normalize(&here.join(target))
-                                    .to_string_lossy()
+                                &crate::paths::normalize(&here.join(target)).to_string_lossy()
                             )
                         ))
                     };
@@ -513,7 +515,7 @@ impl Folder {
         let file = File::open(&real).map_err(Refusal::Io)?;
         finish(
             file,
-            crate::scan::slash_path(inside),
+            crate::paths::slash_path(inside),
             inside != joined.as_path(),
         )
     }

@@ -145,7 +145,7 @@ impl PluginIndex {
             }
         }
         Placement {
-            namespace: super::slash_path(parent),
+            namespace: crate::paths::slash_path(parent),
             plugin: false,
         }
     }
@@ -286,7 +286,7 @@ fn placement_in(plugin: &Plugin, parent: &Path) -> Placement {
         .unwrap_or(&plugin.folder);
     let rest = parent
         .strip_prefix(base)
-        .map(super::slash_path)
+        .map(crate::paths::slash_path)
         .unwrap_or_default();
     if rest.is_empty() {
         Placement {
@@ -400,8 +400,8 @@ fn read_json(path: &Path) -> Option<Result<serde_json::Value, Finding>> {
     if metadata.len() > MAX_MANIFEST_BYTES {
         return unusable(format!(
             "this manifest is {} bytes, larger than the {} read",
-            crate::rules::thousands(metadata.len() as usize),
-            crate::rules::thousands(MAX_MANIFEST_BYTES as usize)
+            crate::text::thousands(metadata.len() as usize),
+            crate::text::thousands(MAX_MANIFEST_BYTES as usize)
         ));
     }
     let bytes = match std::fs::read(path) {
