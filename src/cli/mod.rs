@@ -19,9 +19,14 @@ macro_rules! say {
 }
 
 mod commands;
+mod grep;
 mod lint;
+mod list;
+mod read;
+mod render_cmd;
 mod search;
 mod serve;
+mod show;
 mod style;
 mod tools;
 mod tools_lint;

@@ -10,9 +10,8 @@
 //! `render --since PREVIOUS.json` prints the block a running session would
 //! append to the directory of PREVIOUS.json (see `query::delta`).
 
-use super::commands::{
-    diagnostic_line, plural, render_options, report_diagnostics, stdout, write_json,
-};
+use super::commands::{diagnostic_line, plural, report_diagnostics, stdout, write_json};
+use super::render_cmd::render_options;
 use super::style::Style;
 use super::{build, builder, Cli, PathsArg, RenderArgs};
 use anyhow::Context as _;

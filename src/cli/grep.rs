@@ -1,0 +1,199 @@
+//! `skilldex grep`: every file of every skill searched for a pattern, printed as
+//! the answer streams.
+
+use super::commands::*;
+use super::{build, builder, Cli, GrepArgs};
+use skilldex::model::printable;
+use skilldex::model::Profile;
+use skilldex::query;
+use skilldex::rules::thousands;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCode> {
+    use skilldex::query::GrepError;
+    use std::io::IsTerminal as _;
+    if args.max_results == Some(0) {
+        say!("skilldex: --max-results must be at least 1 (leave it out for no cap)");
+        return Ok(ExitCode::from(2));
+    }
+    if let Some(skill) = &args.skill {
+        if let Some(code) = refuse_blank_name(skill, "grep --skill") {
+            return Ok(code);
+        }
+    }
+    let request = query::GrepRequest {
+        pattern: args.pattern.clone(),
+        fixed_strings: args.fixed_strings,
+        ignore_case: args.ignore_case,
+        smart_case: args.smart_case,
+        word: args.word_regexp,
+        before_context: args.before_context.or(args.context).unwrap_or(0),
+        after_context: args.after_context.or(args.context).unwrap_or(0),
+        max_count: args.max_count,
+        max_results: args.max_results,
+        files_with_matches: args.files_with_matches,
+        skill: args.skill.clone(),
+        namespace: args.namespace.clone(),
+    };
+    let report = |error: GrepError| {
+        say!("skilldex: {error}");
+        // A bad pattern is a usage error; an unknown skill or namespace
+        // is "no match".
+        match error {
+            GrepError::Pattern(_) | GrepError::Output(_) => ExitCode::from(2),
+            GrepError::UnknownSkill { .. }
+            | GrepError::UnknownNamespace(_)
+            | GrepError::Disabled(_) => ExitCode::from(1),
+        }
+    };
+    // The search rides along with the scan: one walk, each file read once.
+    let search = match query::grep::ScanSearch::new(&request) {
+        Ok(search) => search,
+        Err(error) => return Ok(report(error)),
+    };
+    let catalog = build(
+        &cli.global,
+        &builder(&cli.global, Profile::Spec)?.file_visitor(search.visitor()),
+    )?;
+    // Lines are printed as the answer streams, in its order.
+    let mut printer = GrepPrinter {
+        out: stdout(),
+        json: args.json,
+        files_only: args.files_with_matches,
+        context: request.before_context + request.after_context > 0,
+        // As rg: a line at a time to a terminal, in blocks to a pipe.
+        each_line: std::io::stdout().is_terminal(),
+        previous: None,
+    };
+    let result = match search.finish_into(&catalog, &mut printer) {
+        Ok(result) => result,
+        Err(GrepError::Output(error)) => return Err(error.into()),
+        Err(error) => return Ok(report(error)),
+    };
+    let mut out = printer.out;
+    if args.json {
+        serde_json::to_writer(
+            &mut out,
+            &serde_json::json!({
+                "type": "summary",
+                "matches": result.matches,
+                "files": result.files,
+                "truncated": result.truncated,
+            }),
+        )?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    // As in `render`: the process ends now; skip freeing the catalog.
+    std::mem::forget(catalog);
+    if result.truncated && !cli.global.quiet {
+        say!(
+            "skilldex: stopped at {} matches (--max-results); narrow the pattern or pick a skill with --skill",
+            thousands(result.matches)
+        );
+    }
+    Ok(if result.matches > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `grep`'s answer as it streams: `skill/path:N:text` (`-` for a context
+/// line, `--` between a file's groups with context), JSON lines
+/// (`--json`), or one line per file (`-l`).
+struct GrepPrinter<W: Write> {
+    out: W,
+    json: bool,
+    files_only: bool,
+    context: bool,
+    each_line: bool,
+    /// The number of the current file's last line printed.
+    previous: Option<u64>,
+}
+
+impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
+    fn line(
+        &mut self,
+        skill: &str,
+        path: &str,
+        kind: skilldex::query::LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let matched = kind == skilldex::query::LineKind::Match;
+        let out = &mut self.out;
+        if self.json {
+            // The keys in the order a JSON object of them is written.
+            out.write_all(b"{\"line\":")?;
+            write_decimal(out, number)?;
+            out.write_all(b",\"path\":")?;
+            serde_json::to_writer(&mut *out, path)?;
+            out.write_all(b",\"skill\":")?;
+            serde_json::to_writer(&mut *out, skill)?;
+            out.write_all(b",\"text\":")?;
+            serde_json::to_writer(&mut *out, text)?;
+            out.write_all(if matched {
+                b",\"type\":\"match\"}\n"
+            } else {
+                b",\"type\":\"context\"}\n"
+            })?;
+        } else {
+            if self.context && self.previous.is_some_and(|p| number > p + 1) {
+                out.write_all(b"--\n")?;
+            }
+            let separator = if matched { b":" } else { b"-" };
+            out.write_all(skill.as_bytes())?;
+            out.write_all(b"/")?;
+            // A control character in a file name must not reach the
+            // terminal or split the line.
+            out.write_all(printable(path).as_bytes())?;
+            out.write_all(separator)?;
+            write_decimal(out, number)?;
+            out.write_all(separator)?;
+            out.write_all(text.as_bytes())?;
+            out.write_all(b"\n")?;
+            self.previous = Some(number);
+        }
+        if self.each_line {
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()> {
+        self.previous = None;
+        if !self.files_only {
+            return Ok(());
+        }
+        if self.json {
+            serde_json::to_writer(
+                &mut self.out,
+                &serde_json::json!({"type": "file", "skill": skill, "path": path, "matches": matches}),
+            )?;
+            self.out.write_all(b"\n")?;
+        } else {
+            writeln!(self.out, "{skill}/{}", printable(path))?;
+        }
+        if self.each_line {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// `n` in decimal, without going through `fmt`.
+fn write_decimal(out: &mut impl Write, mut n: u64) -> std::io::Result<()> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&digits[at..])
+}

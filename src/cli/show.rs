@@ -1,0 +1,189 @@
+//! `skilldex show`: everything about one skill — metadata, outline, files.
+
+use super::commands::*;
+use super::read::{read_by_path, PathRead};
+use super::style::Style;
+use super::{build, builder, Cli, ShowArgs};
+use anyhow::Context as _;
+use skilldex::model::Profile;
+use skilldex::query::{self, render};
+use skilldex::rules::thousands;
+use skilldex::tokens;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    if let Some(code) = refuse_blank_name(&args.name, "show") {
+        return Ok(code);
+    }
+    tokens::warm_up();
+    let builder = builder(&cli.global, Profile::Spec)?;
+    // A path shows the skill it is in, as `read` takes it.
+    let (catalog, name) = match read_by_path(&cli.global, &builder, &args.name)? {
+        PathRead::Found { catalog, id, .. } => (*catalog, id),
+        PathRead::Refused(message, code) => {
+            say!("skilldex: {message}");
+            return Ok(ExitCode::from(code));
+        }
+        PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
+    };
+    let Some(skill) = catalog.get(&name) else {
+        if let Some(skill) = catalog.disabled_skill(&name) {
+            say!(
+                "skilldex: skill `{}` is disabled by configuration — {}",
+                skill.id,
+                skilldex::query::read::HOW_TO_ENABLE
+            );
+            return Ok(ExitCode::from(1));
+        }
+        let error = query::read::unknown_name(&catalog, &name);
+        say!("skilldex: {error}");
+        if matches!(error, query::ReadError::ParentInName { .. }) {
+            return Ok(ExitCode::from(2));
+        }
+        return Ok(ExitCode::from(1));
+    };
+    let detail = query::skill_detail(&catalog, skill)
+        .with_context(|| format!("reading {}", skill.path.display()))?;
+    if args.json {
+        write_json(&detail)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::stdout(cli.global.color);
+    let mut out = stdout();
+    writeln!(out, "{}", style.bold(&skill.id))?;
+    writeln!(out, "  {}", skill.description)?;
+    writeln!(out)?;
+    let mut field = |key: &str, value: &str| writeln!(out, "{:<15}{}", format!("{key}:"), value);
+    field("name", &skill.name)?;
+    field(
+        "namespace",
+        &if skill.namespace.is_empty() {
+            "(top level)".into()
+        } else {
+            skilldex::model::printable(&skill.namespace)
+        },
+    )?;
+    field(
+        "path",
+        &skilldex::model::printable(&skill.path.to_string_lossy()),
+    )?;
+    if let Some(v) = &skill.license {
+        field("license", v)?;
+    }
+    if let Some(v) = &skill.compatibility {
+        field("compatibility", v)?;
+    }
+    if let Some(v) = &skill.allowed_tools {
+        field("allowed-tools", v)?;
+    }
+    for (k, v) in &skill.metadata {
+        field("metadata", &format!("{k} = {v}"))?;
+    }
+    for (k, v) in &skill.extra {
+        field("extra", &format!("{k} = {v}"))?;
+    }
+    field(
+        "body",
+        &format!(
+            "{} lines, {}{} tokens (from line {})",
+            thousands(detail.body_lines),
+            if detail.body_tokens_estimated {
+                "~"
+            } else {
+                ""
+            },
+            thousands(detail.body_tokens),
+            skill.body_line
+        ),
+    )?;
+    if skill.shadowed {
+        field(
+            "note",
+            "another skill of higher precedence has this name; use the id above",
+        )?;
+    }
+    if !detail.headings.is_empty() {
+        writeln!(out, "\n{}", style.bold("Outline"))?;
+        for heading in &detail.headings {
+            writeln!(
+                out,
+                "  {:>5}  {}{} {}",
+                style.dim(&format!("L{}", heading.line)),
+                "  ".repeat(usize::from(heading.level.saturating_sub(1))),
+                "#".repeat(usize::from(heading.level)),
+                heading.text
+            )?;
+        }
+    }
+    if !detail.links.is_empty() {
+        writeln!(out, "\n{}", style.bold("Links"))?;
+        for link in &detail.links {
+            let mark = if link.resolves {
+                style.green("ok")
+            } else {
+                style.red("missing")
+            };
+            writeln!(
+                out,
+                "  {:>5}  {}  {}",
+                style.dim(&format!("L{}", link.line)),
+                link.target,
+                mark
+            )?;
+        }
+    }
+    if !detail.sub_files.is_empty() {
+        writeln!(out, "\n{}", style.bold("Files"))?;
+        let width = detail
+            .sub_files
+            .iter()
+            .map(|f| f.path.chars().count())
+            .max()
+            .unwrap_or(0);
+        for file in &detail.sub_files {
+            let kind = serde_json::to_value(file.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let tokens = match file.tokens {
+                Some(t) if file.estimated => format!("~{} tokens", thousands(t)),
+                Some(t) => format!("{} tokens", thousands(t)),
+                None => String::new(),
+            };
+            writeln!(
+                out,
+                "  {:<width$}  {:<12} {:>10}  {}{}",
+                file.path,
+                kind,
+                human_bytes(file.bytes),
+                tokens,
+                file.description
+                    .as_deref()
+                    .map(|d| format!("  {}", style.dim(&render::shorten(d, 60).0)))
+                    .unwrap_or_default(),
+            )?;
+        }
+        if detail.sub_files_truncated {
+            writeln!(out, "  … more files not listed")?;
+        }
+    }
+    if !detail.diagnostics.is_empty() {
+        writeln!(out, "\n{}", style.bold("Diagnostics"))?;
+        for d in &detail.diagnostics {
+            writeln!(out, "  {}", diagnostic_line(d, &style))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_bytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
