@@ -56,24 +56,32 @@ pub(super) fn count(diagnostics: &[Diagnostic]) -> Counts {
     }
 }
 
-pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
-}
+pub(super) use skilldex::text::plural;
 
 pub(super) fn diagnostic_line(d: &Diagnostic, style: &Style) -> String {
-    let severity = match d.severity {
+    finding_line(
+        &d.path, d.line, d.column, d.severity, d.code, &d.message, style,
+    )
+}
+
+/// `path:line:column: severity[code]: message`, as compilers write it.
+pub(super) fn finding_line(
+    path: &std::path::Path,
+    line: impl std::fmt::Display,
+    column: impl std::fmt::Display,
+    severity: Severity,
+    code: impl std::fmt::Display,
+    message: &str,
+    style: &Style,
+) -> String {
+    let severity = match severity {
         Severity::Error => style.red("error"),
         Severity::Warning => style.yellow("warning"),
         Severity::Info => style.cyan("info"),
     };
     format!(
-        "{}:{}:{}: {}[{}]: {}",
-        skilldex::model::printable(&d.path.to_string_lossy()),
-        d.line,
-        d.column,
-        severity,
-        d.code,
-        d.message
+        "{}:{line}:{column}: {severity}[{code}]: {message}",
+        skilldex::model::printable(&path.to_string_lossy()),
     )
 }
 

@@ -75,7 +75,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                         out,
                         "Closest namespaces: {} ({command} list --namespace {})",
                         names.join(", "),
-                        shell_word(names[0])
+                        super::commands::shell_word(names[0])
                     )?;
                 }
                 writeln!(out, "Browse everything with `{command} list`.")?;
@@ -135,27 +135,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
 /// `--config`) as the user gave them, so a suggested command runs as
 /// printed.
 fn command_prefix(cli: &Cli) -> String {
-    let mut command = String::from("skilldex");
-    for root in &cli.global.roots {
-        command.push_str(" --root ");
-        command.push_str(&shell_word(&root.to_string_lossy()));
-    }
-    if let Some(config) = &cli.global.config {
-        command.push_str(" --config ");
-        command.push_str(&shell_word(&config.to_string_lossy()));
-    }
-    command
-}
-
-/// `word` as one word of a POSIX shell command: as it is when it has only
-/// safe characters, else in single quotes.
-fn shell_word(word: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
-    if !word.is_empty() && word.chars().all(safe) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
+    format!("skilldex{}", super::commands::global_flags(&cli.global))
 }
 
 /// Width for descriptions: the terminal's when known, else 100.

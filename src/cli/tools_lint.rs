@@ -76,26 +76,16 @@ impl ToolLint {
 
     pub fn write_text(&self, out: &mut impl Write, style: &Style) -> std::io::Result<()> {
         for d in &self.diagnostics {
-            let severity = match d.severity {
-                Severity::Error => style.red("error"),
-                Severity::Warning => style.yellow("warning"),
-                Severity::Info => style.cyan("info"),
-            };
             let tool = d
                 .tool
                 .as_deref()
                 .map(|t| format!("{}: ", skilldex::model::printable(t)))
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "{}:{}:{}: {}[{}]: {tool}{}",
-                skilldex::model::printable(&d.path.to_string_lossy()),
-                d.line,
-                d.column,
-                severity,
-                d.code,
-                d.message
-            )?;
+            let message = format!("{tool}{}", d.message);
+            let line = super::commands::finding_line(
+                &d.path, d.line, d.column, d.severity, d.code, &message, style,
+            );
+            writeln!(out, "{line}")?;
         }
         Ok(())
     }

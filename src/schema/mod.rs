@@ -55,14 +55,18 @@ pub struct Issue {
     pub message: String,
 }
 
+/// A JSON Pointer as messages show it: `/` for the root (the empty pointer).
+pub(crate) fn shown_pointer(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "/"
+    } else {
+        pointer
+    }
+}
+
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{at}: {}", self.message)
+        write!(f, "{}: {}", shown_pointer(&self.pointer), self.message)
     }
 }
 

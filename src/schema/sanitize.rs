@@ -44,12 +44,12 @@ pub struct Finding {
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{at}: {}", self.message)
+        write!(
+            f,
+            "{}: {}",
+            super::shown_pointer(&self.pointer),
+            self.message
+        )
     }
 }
 
