@@ -4,7 +4,7 @@
 //! owner set it up.
 
 use super::lists::{find_list, yaml_scalar, Layout};
-use super::load::{parse, read_text, UNREADABLE};
+use super::load::{parse, read_text, ParseError, UNREADABLE};
 use super::{ConfigError, FileSettings, Settings};
 use std::path::{Path, PathBuf};
 
@@ -35,10 +35,10 @@ pub fn persist_enable(
         }
         let text = read_text(&file.path, UNREADABLE)?;
         let new_text =
-            enable_in_text(&text, |entry| names_skill(entry, skill)).map_err(|message| {
+            enable_in_text(&text, |entry| names_skill(entry, skill)).map_err(|error| {
                 ConfigError::Edit {
                     path: file.path.clone(),
-                    message,
+                    error,
                 }
             })?;
         if new_text != text {
@@ -108,6 +108,18 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
     written.map_err(error)
 }
 
+/// Why `enable_in_text` could not edit a text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// The text is not a configuration to begin with.
+    #[error(transparent)]
+    Invalid(#[from] ParseError),
+    #[error("neither its `disabled` list nor its `enabled` list is written in a layout skilldex can edit exactly; remove `{entry}` from `disabled`")]
+    NoEditableList { entry: String },
+    #[error("editing the `disabled` or `enabled` list would change other settings")]
+    WouldChangeOtherSettings,
+}
+
 /// The text of a `skilldex.yaml` in which no `disabled` entry accepted by
 /// `names` disables anything any more, edited the way a person would:
 ///
@@ -122,8 +134,8 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
 ///
 /// Every other byte stays as it was. The result is parsed to check that
 /// only the intended list changed; if not, the error says to edit by hand.
-pub fn enable_in_text(text: &str, names: impl Fn(&str) -> bool) -> Result<String, String> {
-    let before = parse(text).map_err(|(l, c, m)| format!("{l}:{c}: {m}"))?;
+pub fn enable_in_text(text: &str, names: impl Fn(&str) -> bool) -> Result<String, EditError> {
+    let before = parse(text)?;
     let gone: Vec<String> = before
         .disabled
         .iter()
@@ -155,17 +167,15 @@ pub fn enable_in_text(text: &str, names: impl Fn(&str) -> bool) -> Result<String
         if expected.enabled.contains(&entry) {
             continue;
         }
-        out = append_entry(&out, "enabled", &entry).ok_or_else(|| {
-            format!(
-                "neither its `disabled` list nor its `enabled` list is written in a layout skilldex can edit exactly; remove `{entry}` from `disabled`"
-            )
+        out = append_entry(&out, "enabled", &entry).ok_or_else(|| EditError::NoEditableList {
+            entry: entry.clone(),
         })?;
         expected.enabled.push(entry);
     }
     if reads_as(&out, &expected) {
         Ok(out)
     } else {
-        Err("editing the `disabled` or `enabled` list would change other settings".to_string())
+        Err(EditError::WouldChangeOtherSettings)
     }
 }
 

@@ -3,6 +3,13 @@
 //! and for edits that keep every other byte. Only layouts this can read
 //! exactly are accepted (plain or quoted scalars in a flow or block list).
 
+/// A list written in a way these functions cannot read exactly (a scalar,
+/// nested collections, anchors, aliases, tags, block scalars, multi-line
+/// items): callers fall back to another edit or to the key's position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the list is not written in a layout skilldex can edit exactly")]
+pub(super) struct NotEditable;
+
 /// The key of a line that sets a top-level key (`key:` at column 1).
 pub(super) fn top_level_key(line: &str) -> Option<&str> {
     let (key, _) = line.split_once(':')?;
@@ -74,10 +81,10 @@ fn line_spans(text: &str) -> Vec<LineSpan> {
 }
 
 /// The top-level list `key` of `text`: `Ok(None)` when the key is absent,
-/// `Err(())` when its value is not a list this module can edit exactly
+/// `Err(NotEditable)` when its value is not a list this module can edit exactly
 /// (a scalar, nested collections, anchors, aliases, tags, block scalars,
 /// multi-line items).
-pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
+pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, NotEditable> {
     let lines = line_spans(text);
     let content = |span: &LineSpan| &text[span.start..span.content_end];
     let Some(index) = lines
@@ -87,7 +94,7 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
         return Ok(None);
     };
     let key_line = lines[index];
-    let after_colon = key_line.start + content(&key_line).find(':').ok_or(())? + 1;
+    let after_colon = key_line.start + content(&key_line).find(':').ok_or(NotEditable)? + 1;
     let rest = &text[after_colon..key_line.content_end];
     let value_start = after_colon + (rest.len() - rest.trim_start().len());
     let column_of = |offset: usize, span: &LineSpan| text[span.start..offset].chars().count() + 1;
@@ -111,7 +118,7 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
         let close_line = lines[lines.partition_point(|span| span.end <= close)];
         let after = text[close + 1..close_line.content_end].trim_start();
         if !(after.is_empty() || after.starts_with('#')) {
-            return Err(());
+            return Err(NotEditable);
         }
         return Ok(Some(ListText {
             after_colon,
@@ -123,7 +130,7 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
         }));
     }
     if !(rest.trim().is_empty() || rest.trim_start().starts_with('#')) {
-        return Err(());
+        return Err(NotEditable);
     }
     // A block list: `- item` lines at one indentation, with blank lines
     // and comments between them; it ends at the next line at column 0.
@@ -141,19 +148,19 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
             .filter(|after| after.starts_with([' ', '\t']))
         else {
             if spaces > 0 || body == "-" {
-                return Err(()); // an item continued or a nested value
+                return Err(NotEditable); // an item continued or a nested value
             }
             break;
         };
         if *indent.get_or_insert(spaces) != spaces {
-            return Err(());
+            return Err(NotEditable);
         }
         let value = after_dash.trim_start();
         let start = span.content_end - value.len();
         let end = start + scalar_length(value)?;
         let after = text[end..span.content_end].trim_start();
         if end == start || !(after.is_empty() || after.starts_with('#')) {
-            return Err(());
+            return Err(NotEditable);
         }
         items.push(ItemText {
             value: decode_scalar(&text[start..end])?,
@@ -179,7 +186,7 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, ()> {
 
 /// The items of the flow list whose `[` is at `open`: the offset of its
 /// `]` and the byte range of each item.
-fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), ()> {
+fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), NotEditable> {
     let bytes = text.as_bytes();
     let mut items = Vec::new();
     // The item being read: its start and the end of its last character.
@@ -198,8 +205,8 @@ fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), ()
             b',' | b']' => {
                 match current.take() {
                     Some(item) => items.push(item),
-                    None if byte == b',' => return Err(()), // `[,` or `,,`
-                    None => {}                              // `[]`, or `[a,]`
+                    None if byte == b',' => return Err(NotEditable), // `[,` or `,,`
+                    None => {}                                       // `[]`, or `[a,]`
                 }
                 quoted = false;
                 if byte == b']' {
@@ -207,8 +214,8 @@ fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), ()
                 }
                 i += 1;
             }
-            b'[' | b'{' | b'}' => return Err(()),
-            _ if quoted => return Err(()), // text after a closing quote
+            b'[' | b'{' | b'}' => return Err(NotEditable),
+            _ if quoted => return Err(NotEditable), // text after a closing quote
             b'"' | b'\'' if current.is_none() => {
                 let length = scalar_length(&text[i..])?;
                 current = Some((i, i + length));
@@ -223,13 +230,13 @@ fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), ()
             }
         }
     }
-    Err(())
+    Err(NotEditable)
 }
 
 /// The length in bytes of the scalar at the start of `text` (one line of
 /// a block item, or the rest of the text from a quote): up to the closing
 /// quote, or for a plain scalar up to a ` #` comment or the end.
-fn scalar_length(text: &str) -> Result<usize, ()> {
+fn scalar_length(text: &str) -> Result<usize, NotEditable> {
     let bytes = text.as_bytes();
     match bytes.first() {
         Some(b'"') => {
@@ -238,11 +245,11 @@ fn scalar_length(text: &str) -> Result<usize, ()> {
                 match bytes[i] {
                     b'\\' => i += 2,
                     b'"' => return Ok(i + 1),
-                    b'\n' => return Err(()),
+                    b'\n' => return Err(NotEditable),
                     _ => i += 1,
                 }
             }
-            Err(())
+            Err(NotEditable)
         }
         Some(b'\'') => {
             let mut i = 1;
@@ -250,15 +257,17 @@ fn scalar_length(text: &str) -> Result<usize, ()> {
                 match bytes[i] {
                     b'\'' if bytes.get(i + 1) == Some(&b'\'') => i += 2,
                     b'\'' => return Ok(i + 1),
-                    b'\n' => return Err(()),
+                    b'\n' => return Err(NotEditable),
                     _ => i += 1,
                 }
             }
-            Err(())
+            Err(NotEditable)
         }
         // Anchors, aliases, tags, block scalars, nested collections,
         // directives: not a plain name.
-        Some(b'&' | b'*' | b'!' | b'|' | b'>' | b'[' | b'{' | b'%' | b'@' | b'`') | None => Err(()),
+        Some(b'&' | b'*' | b'!' | b'|' | b'>' | b'[' | b'{' | b'%' | b'@' | b'`') | None => {
+            Err(NotEditable)
+        }
         Some(_) => {
             let end = text
                 .find(" #")
@@ -272,8 +281,8 @@ fn scalar_length(text: &str) -> Result<usize, ()> {
 }
 
 /// The string a YAML scalar as written stands for.
-fn decode_scalar(written: &str) -> Result<String, ()> {
-    serde_yaml_ng::from_str::<String>(written).map_err(|_| ())
+fn decode_scalar(written: &str) -> Result<String, NotEditable> {
+    serde_yaml_ng::from_str::<String>(written).map_err(|_| NotEditable)
 }
 
 /// A YAML scalar for `text`: plain when that reads back as the same

@@ -105,10 +105,10 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
             })?);
     }
     if let Some(value) = sources.variable("SKILLDEX_FORMAT") {
-        check_format(value).map_err(|message| ConfigError::Environment {
+        check_format(value).map_err(|error| ConfigError::Environment {
             variable: "SKILLDEX_FORMAT",
             value: value.to_string(),
-            message,
+            message: error.to_string(),
         })?;
         settings.format = Some(value.to_string());
     }
@@ -128,11 +128,16 @@ fn apply_lists(set: &mut BTreeSet<String>, disabled: &[String], enabled: &[Strin
 /// The formats `render --format` accepts.
 pub const FORMATS: &[&str] = &["markdown", "xml", "json", "agents-md"];
 
-fn check_format(value: &str) -> Result<(), String> {
+/// A `format` that is not one of `FORMATS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the format must be one of {}", FORMATS.join(", "))]
+pub struct UnknownFormat;
+
+fn check_format(value: &str) -> Result<(), UnknownFormat> {
     if FORMATS.contains(&value) {
         Ok(())
     } else {
-        Err(format!("the format must be one of {}", FORMATS.join(", ")))
+        Err(UnknownFormat)
     }
 }
 
@@ -167,11 +172,11 @@ fn read_file_with_hint(
     hint: &'static str,
 ) -> Result<ConfigFile, ConfigError> {
     let text = read_text(path, hint)?;
-    let settings = parse(&text).map_err(|(line, column, message)| ConfigError::Invalid {
+    let settings = parse(&text).map_err(|error| ConfigError::Invalid {
         path: path.to_path_buf(),
-        line,
-        column,
-        message,
+        line: error.line,
+        column: error.column,
+        message: error.message,
     })?;
     Ok(ConfigFile {
         path: path.to_path_buf(),
@@ -229,13 +234,31 @@ fn entries_of(text: &str, settings: &FileSettings) -> Vec<Entry> {
     entries
 }
 
-/// Parse the text of a `skilldex.yaml`. Errors are (line, column, message).
-pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
+/// Why the text of a `skilldex.yaml` is not a configuration, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ParseError {
+    /// 1-based line and column.
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+fn at(line: usize, column: usize, message: String) -> ParseError {
+    ParseError {
+        line,
+        column,
+        message,
+    }
+}
+
+/// Parse the text of a `skilldex.yaml`.
+pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
     if text.trim().is_empty() {
         return Ok(FileSettings::default());
     }
     crate::parse::bounds::check_flow_nesting(text)
-        .map_err(|(line, column)| (line, column, crate::parse::bounds::flow_nesting_message()))?;
+        .map_err(|(line, column)| at(line, column, crate::parse::bounds::flow_nesting_message()))?;
     let settings: FileSettings = serde_yaml_ng::from_str(text).map_err(|error| {
         let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
         let mut message = error.to_string();
@@ -260,15 +283,15 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
                     " — it is first set on line {}; keep one of the two",
                     key_position(text, &key).map_or(1, |(l, _)| l)
                 ));
-                return (line, column, message);
+                return at(line, column, message);
             }
         }
-        (line, column, message)
+        at(line, column, message)
     })?;
     if let Some(format) = &settings.format {
-        if let Err(message) = check_format(format) {
+        if let Err(error) = check_format(format) {
             let (line, column) = key_position(text, "format").unwrap_or((1, 1));
-            return Err((line, column, format!("format `{format}`: {message}")));
+            return Err(at(line, column, format!("format `{format}`: {error}")));
         }
     }
     for (key, list) in [
@@ -277,7 +300,7 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
     ] {
         if list.iter().any(|name| name.trim().is_empty()) {
             let (line, column) = key_position(text, key).unwrap_or((1, 1));
-            return Err((
+            return Err(at(
                 line,
                 column,
                 format!("`{key}` holds an empty name — list skill names"),
@@ -343,12 +366,16 @@ mod tests {
 
     #[test]
     fn errors_have_positions() {
-        let (line, column, message) = parse("roots: [a]\nbudget_tokens: many\n").unwrap_err();
+        let ParseError {
+            line,
+            column,
+            message,
+        } = parse("roots: [a]\nbudget_tokens: many\n").unwrap_err();
         assert_eq!((line, column), (2, 16), "{message}");
-        let (line, _, message) = parse("roots: [a]\ncolour: red\n").unwrap_err();
+        let ParseError { line, message, .. } = parse("roots: [a]\ncolour: red\n").unwrap_err();
         assert_eq!(line, 2);
         assert!(message.contains("unknown field `colour`"), "{message}");
-        let (line, _, message) = parse("roots: [a]\nformat: html\n").unwrap_err();
+        let ParseError { line, message, .. } = parse("roots: [a]\nformat: html\n").unwrap_err();
         assert_eq!(line, 2);
         assert!(message.contains("markdown"), "{message}");
     }
@@ -377,8 +404,11 @@ mod tests {
 
     #[test]
     fn a_duplicate_key_is_reported_where_it_repeats() {
-        let (line, column, message) =
-            parse("disabled: [a]\nroots: [x]\ndisabled: [b]\n").unwrap_err();
+        let ParseError {
+            line,
+            column,
+            message,
+        } = parse("disabled: [a]\nroots: [x]\ndisabled: [b]\n").unwrap_err();
         assert_eq!((line, column), (3, 1), "{message}");
         assert!(message.contains("duplicate field `disabled`"), "{message}");
         assert!(message.contains("line 1"), "{message}");

@@ -61,8 +61,9 @@ pub enum ConfigError {
         path: PathBuf,
         error: std::io::Error,
     },
-    #[error("could not edit the configuration file {}: {message} — edit it by hand", .path.display())]
-    Edit { path: PathBuf, message: String },
+    /// `error` is part of the message, not a `source` (printed once).
+    #[error("could not edit the configuration file {}: {error} — edit it by hand", .path.display())]
+    Edit { path: PathBuf, error: EditError },
     #[error("{variable}={value:?} is not valid: {message}")]
     Environment {
         variable: &'static str,
@@ -290,5 +291,8 @@ mod edit;
 mod lists;
 mod load;
 
-pub use edit::{enable_in_text, names_skill, persist_enable, Persisted};
-pub use load::{configured_servers, load, parse, read_file, FORMATS, MAX_CONFIG_BYTES};
+pub use edit::{enable_in_text, names_skill, persist_enable, EditError, Persisted};
+pub use load::{
+    configured_servers, load, parse, read_file, ParseError, UnknownFormat, FORMATS,
+    MAX_CONFIG_BYTES,
+};
