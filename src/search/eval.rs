@@ -215,7 +215,7 @@ pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
 pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
     let index = super::SearchIndex::build(catalog);
     move |query| {
-        let results = index.search(catalog, query, &SearchOptions { limit: 10 });
+        let results = index.search(catalog, query, &SearchOptions::skills(10));
         let names = results
             .hits
             .iter()
