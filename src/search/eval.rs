@@ -229,6 +229,29 @@ pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
     }
 }
 
+/// skilldex's tool search as a ranker (tools only, ids `server/tool`),
+/// with tools scored as `scoring` says.
+pub fn tool_ranker(catalog: &Catalog, scoring: super::ToolScoring) -> impl Fn(&str) -> Ranked + '_ {
+    let index = super::SearchIndex::build_with(catalog, scoring);
+    move |query| {
+        let options = SearchOptions {
+            limit: 10,
+            kind: Some(super::EntryKind::Tool),
+        };
+        let results = index.search(catalog, query, &options);
+        let names = results
+            .hits
+            .iter()
+            .map(|h| h.id(catalog).to_string())
+            .collect();
+        Ranked {
+            names,
+            no_match: results.no_match,
+            low: results.confidence == Confidence::Low,
+        }
+    }
+}
+
 /// The baseline: plain BM25 (k1 1.2, b 0.75) over name and description,
 /// lower-cased words split at non-alphanumerics, no stemming, no field
 /// weights, never "no match" and never flagged.
