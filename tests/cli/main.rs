@@ -20,6 +20,7 @@ mod properties;
 mod render;
 mod search;
 mod tools_catalog;
+mod tools_e2e;
 mod tools_lint;
 #[cfg(feature = "mcp")]
 mod tools_sync;
