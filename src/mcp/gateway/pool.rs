@@ -28,7 +28,7 @@ use crate::mcp::upstream::{self, UpstreamCommand};
 use crate::mcp::Log;
 use rmcp::model::{
     CallToolResult, CancelledNotificationParam, ClientRequest, ContentBlock, CustomRequest,
-    ProgressNotificationParam, ProgressToken,
+    ProgressNotificationParam, ProgressToken, ResultType,
 };
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RoleClient, RoleServer, RunningService,
@@ -392,7 +392,15 @@ impl Upstream {
                 }
                 let value = serde_json::to_value(&answer).unwrap_or(Value::Null);
                 match serde_json::from_value::<CallToolResult>(value.clone()) {
-                    Ok(result) if value.get("content").is_some() || value.get("structuredContent").is_some() => result,
+                    Ok(mut result)
+                        if value.get("content").is_some()
+                            || value.get("structuredContent").is_some() =>
+                    {
+                        // Servers of earlier protocols leave it out; the
+                        // client may speak 2026-07-28, where it is required.
+                        result.result_type = Some(ResultType::COMPLETE);
+                        result
+                    }
                     _ => failure(format!(
                         "`{name}` answered `tools/call` of `{tool}` with something that is not a tool result: {}",
                         crate::schema::cut_at_char_boundary(&value.to_string(), 300)
