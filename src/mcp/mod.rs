@@ -21,6 +21,7 @@
 //! the `log` callback the CLI provides (which writes to stderr); stdout
 //! carries the protocol only.
 
+pub mod gateway;
 mod guard;
 mod server;
 pub mod skills;

@@ -7,6 +7,8 @@ mod budget;
 mod catalog;
 mod config;
 mod disclosure;
+#[cfg(feature = "mcp")]
+mod gateway;
 mod grep;
 #[cfg(unix)]
 mod hardening;

@@ -36,7 +36,9 @@ impl SkilldexServer {
                         "Every skill of this server: name and description, grouped by namespace.",
                     )
                     .with_mime_type("text/markdown");
-                (0, vec![directory])
+                let mut first = vec![directory];
+                first.extend(self.loaded_resource());
+                (0, first)
             }
         };
         let skills = view.catalog.skills();
@@ -69,6 +71,10 @@ impl SkilldexServer {
         let view = self.view();
         skills::check_length(&request.uri)
             .map_err(|why| McpError::resource_not_found(why, None))?;
+        if request.uri == crate::mcp::gateway::LOADED_URI {
+            let contents = self.read_loaded(&request.uri);
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         // Files are read off the protocol thread: other requests (a ping)
         // are answered meanwhile.
         let task = tokio::task::spawn_blocking(move || {
