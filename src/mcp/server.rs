@@ -566,6 +566,8 @@ impl ServerHandler for SkilldexServer {
         let view = self.view();
         let arguments = request.arguments.clone().unwrap_or_default();
         let name = request.name.to_string();
+        // Unknown arguments are ignored; a misspelt one is named after the answer.
+        let ignored = tools::ignored_note(&name, &arguments);
         let answer = match name.as_str() {
             tools::READ_SKILL => {
                 // A read opens files: off the protocol thread, so a slow
@@ -620,7 +622,9 @@ impl ServerHandler for SkilldexServer {
                 return Err(Self::invalid(ArgumentError::UnknownTool(other.to_string())));
             }
         };
-        Ok(Self::answer(answer).into())
+        let mut result = Self::answer(answer);
+        result.content.extend(ignored.map(ContentBlock::text));
+        Ok(result.into())
     }
 
     async fn list_resources(
