@@ -22,6 +22,7 @@
 //! carries the protocol only.
 
 mod guard;
+pub mod instructions;
 mod server;
 pub mod skills;
 pub mod upstream;

@@ -5,7 +5,7 @@
 use super::skills::{self, SkillIndex};
 use super::{Log, ServeError, ServeOptions, Snapshots};
 use crate::catalog::Catalog;
-use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
+use crate::query::{self, Format, Mode, PathStyle, Reach, RenderOptions};
 use crate::tools::{self, ArgumentError, Arguments, ToolAnswer};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -31,8 +31,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const DIRECTORY_URI: &str = "skilldex://directory";
 /// Resources per `resources/list` page.
 const RESOURCE_PAGE: usize = 1_000;
-/// The instructions' directory budget when none is configured.
-const DEFAULT_BUDGET_TOKENS: usize = 4_000;
 /// Key of the one input request of `request_skill_enable` (2026-07-28).
 const ENABLE_INPUT: &str = "enable";
 
@@ -165,30 +163,7 @@ impl SkilldexServer {
     }
 
     fn instructions(&self, catalog: &Catalog) -> String {
-        let budget = self.inner.budget_tokens.unwrap_or(DEFAULT_BUDGET_TOKENS);
-        let rendered = query::render_directory(
-            catalog,
-            &RenderOptions {
-                format: Format::Markdown,
-                paths: PathStyle::None,
-                mode: Mode::Auto,
-                budget: Some(Budget::Tokens(budget)),
-                base: std::path::PathBuf::from("/"),
-                reach: Reach::Mcp,
-                counts_only: true,
-                ..RenderOptions::default()
-            },
-        );
-        let mut text = String::from(
-            "This server gives you skills: instructions for specific tasks, written by people who know them. \
-When a task matches a skill's description, call `read_skill` with its name and follow it before you start; \
-pass `path` to open a file the skill mentions. Call `search_skills` with a few words of the task to find skills \
-the directory below does not list, and `grep_skills` to look for text inside skills. If a read or a search says a skill \
-is disabled by configuration and it is clearly what the task needs, `request_skill_enable` asks the user to \
-enable it.\n\n",
-        );
-        text.push_str(&rendered.text);
-        text
+        super::instructions::text(catalog, self.inner.budget_tokens)
     }
 
     /// Build the current snapshot's search index (it is built once, on

@@ -84,3 +84,81 @@ fn unknown_arguments_are_ignored_on_every_tool() {
         "{message}"
     );
 }
+
+/// The instructions as a host written in JavaScript measures them.
+fn host_len(text: &str) -> usize {
+    text.encode_utf16().count()
+}
+
+/// Claude Code keeps the first 2,048 characters of the instructions and
+/// Codex shows the model the first 247: the whole fits in the first, and
+/// the first paragraph, within the second, says how to use the tools.
+fn check_instructions(instructions: &str, what: &str) {
+    assert!(
+        host_len(instructions) <= 2_048,
+        "{what}: {} characters:\n{instructions}",
+        host_len(instructions)
+    );
+    let lead = instructions.split("\n\n").next().unwrap();
+    assert!(
+        host_len(lead) <= 247,
+        "{what}: the lead is {} characters: {lead}",
+        host_len(lead)
+    );
+    for tool in ["`search_skills`", "`read_skill`"] {
+        assert!(
+            lead.contains(tool),
+            "{what}: the lead does not name {tool}: {lead}"
+        );
+    }
+    assert!(
+        instructions.contains("skilldex://directory"),
+        "{what}: the directory resource is not named:\n{instructions}"
+    );
+}
+
+fn instructions_of(root: &std::path::Path, extra: &[&str]) -> String {
+    let mut raw = Raw::spawn(root, extra, std::process::Stdio::null());
+    let answer = raw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    answer["result"]["instructions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no instructions: {answer}"))
+        .to_string()
+}
+
+#[test]
+fn instructions_fit_what_hosts_keep() {
+    // The bundled catalog: small enough that most of it is listed.
+    let (_temp, root, _config) = fixture();
+    let small = instructions_of(&root, &["--no-watch"]);
+    check_instructions(&small, "the bundled catalog");
+    assert!(small.contains("csv-cleanup"), "{small}");
+    // A generous token budget does not lift the character limit.
+    let generous = instructions_of(&root, &["--no-watch", "--budget-tokens", "100000"]);
+    check_instructions(&generous, "--budget-tokens 100000");
+    // A large catalog, with long descriptions, some in Chinese (more bytes
+    // per character) and some with characters outside the BMP (two UTF-16
+    // units each).
+    let temp = tempfile::tempdir().unwrap();
+    for i in 0..600 {
+        let description = match i % 3 {
+            0 => format!("Handles task number {i} in great detail, covering every step of the work and its many edge cases. Use when task {i} comes up."),
+            1 => format!("处理第 {i} 号任务的全部步骤，包括准备、执行、检查和收尾工作。在需要完成第 {i} 号任务时使用。"),
+            _ => format!("Sorts 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝔱𝔢𝔵𝔱 for task {i} 🚀 with care. Use when task {i} needs sorting."),
+        };
+        crate::write(
+            temp.path(),
+            &format!("group-{}/skill-{i}/SKILL.md", i % 40),
+            crate::skill_md(&format!("skill-{i}"), &description),
+        );
+    }
+    let large = instructions_of(temp.path(), &["--no-watch"]);
+    check_instructions(&large, "600 skills");
+    assert!(
+        large.contains("600 skills") || large.contains("skill-"),
+        "{large}"
+    );
+}
