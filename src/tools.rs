@@ -148,6 +148,26 @@ pub fn openai_json(definitions: &[ToolDefinition]) -> Value {
     )
 }
 
+/// The definitions as OpenAI function tools for strict function calling
+/// (`"strict": true`): every property required, optional ones nullable,
+/// every object closed (`schema::strict_schema`). The tools read `null` as
+/// "not given", so a strict call means what it would without its nulls.
+pub fn openai_strict_json(
+    definitions: &[ToolDefinition],
+) -> Result<Value, crate::schema::StrictError> {
+    let mut tools = Vec::with_capacity(definitions.len());
+    for d in definitions {
+        tools.push(json!({
+            "type": "function",
+            "name": d.name,
+            "description": d.description,
+            "parameters": crate::schema::strict_schema(&d.input_schema)?,
+            "strict": true,
+        }));
+    }
+    Ok(Value::Array(tools))
+}
+
 /// A request that does not fit the tool's schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArgumentError {
@@ -467,7 +487,11 @@ pub fn read_skill(
 ) -> Result<ToolAnswer, ArgumentError> {
     let name = arguments.required_string("name")?;
     let mut path = arguments.string("path")?;
-    let section = arguments.string("section")?;
+    // A blank section names no heading: absent, as strict callers that
+    // must fill every argument send it.
+    let section = arguments
+        .string("section")?
+        .filter(|s| !s.trim().is_empty());
     let start = arguments.whole_number("start_line")?;
     let end = arguments.whole_number("end_line")?;
     let max_tokens = arguments.whole_number("max_tokens")?;

@@ -162,3 +162,131 @@ fn instructions_fit_what_hosts_keep() {
         "{large}"
     );
 }
+
+/// Every object schema inside `schema`, with its JSON Pointer.
+fn objects<'a>(schema: &'a Value, pointer: String, out: &mut Vec<(String, &'a Value)>) {
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    if map.get("type") == Some(&json!("object")) || map.contains_key("properties") {
+        out.push((pointer.clone(), schema));
+    }
+    for (key, value) in map {
+        match value {
+            Value::Object(children) if key == "properties" || key == "$defs" => {
+                for (name, child) in children {
+                    objects(child, format!("{pointer}/{key}/{name}"), out);
+                }
+            }
+            Value::Array(variants) if key == "anyOf" => {
+                for (i, variant) in variants.iter().enumerate() {
+                    objects(variant, format!("{pointer}/anyOf/{i}"), out);
+                }
+            }
+            _ if key == "items" => objects(value, format!("{pointer}/items"), out),
+            _ => {}
+        }
+    }
+}
+
+/// `skilldex tools --format openai --strict` prints definitions strict
+/// mode accepts, and a call shaped by them (every optional argument
+/// `null`, as openai-agents, LangChain and pydantic-ai send it) works on
+/// every tool.
+#[test]
+fn strict_function_calls_work_with_nulls() {
+    let strict = crate::run(&["tools", "--format", "openai", "--strict"]);
+    assert_eq!(strict.code, 0, "{strict:?}");
+    let strict = strict.json();
+    let plain = crate::run(&["tools", "--format", "mcp"]).json();
+    let tools = strict.as_array().unwrap();
+    assert_eq!(tools.len(), plain.as_array().unwrap().len());
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        assert_eq!(tool["strict"], true, "{name}");
+        let parameters = &tool["parameters"];
+        assert_eq!(
+            parameters["type"], "object",
+            "{name}: the root is an object"
+        );
+        let mut found = Vec::new();
+        objects(parameters, String::new(), &mut found);
+        for (pointer, object) in found {
+            assert_eq!(object["additionalProperties"], false, "{name}{pointer}");
+            let mut keys: Vec<&str> = object["properties"]
+                .as_object()
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let mut required: Vec<&str> = object["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap())
+                .collect();
+            keys.sort_unstable();
+            required.sort_unstable();
+            assert_eq!(
+                keys, required,
+                "{name}{pointer}: every property is required"
+            );
+        }
+        // What was optional accepts null now; what was required does not.
+        let original = plain
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        let was_required: Vec<&Value> = original["inputSchema"]["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect();
+        let mut arguments = serde_json::Map::new();
+        for (argument, schema) in parameters["properties"].as_object().unwrap() {
+            let types = &schema["type"];
+            let nullable = types.as_array().is_some_and(|t| t.contains(&json!("null")));
+            assert_eq!(
+                nullable,
+                !was_required.contains(&&json!(argument)),
+                "{name}.{argument}: {schema}"
+            );
+            let value = if nullable {
+                Value::Null
+            } else {
+                match argument.as_str() {
+                    "name" if name == "read_skill" => json!("git-bisect"),
+                    "name" => json!("secret-recipes"),
+                    "query" => json!("find the commit that broke a test"),
+                    "pattern" => json!("bisect"),
+                    _ => json!("It helps with the task at hand."),
+                }
+            };
+            arguments.insert(argument.clone(), value);
+        }
+        let answer = raw.request("tools/call", json!({"name": name, "arguments": arguments}));
+        assert!(
+            answer.get("error").is_none(),
+            "{name} {arguments:?}: {answer}"
+        );
+        let text = texts(&answer);
+        assert!(!text.contains("not both"), "{name}: {text}");
+        if name != "request_skill_enable" {
+            assert_eq!(answer["result"]["isError"], false, "{name}: {text}");
+        }
+    }
+    // Strict callers that cannot send null fill text with "": a blank
+    // section is no section, so lines can still be read.
+    let (is_error, text) = raw.call(
+        "read_skill",
+        json!({"name": "git-bisect", "section": "", "start_line": 1, "end_line": 3}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("lines 1–3"), "{text}");
+    // --strict is for OpenAI's shape only.
+    let mcp = crate::run(&["tools", "--format", "mcp", "--strict"]);
+    assert_eq!(mcp.code, 2, "{mcp:?}");
+    assert!(mcp.stderr.contains("--format openai"), "{mcp:?}");
+}
