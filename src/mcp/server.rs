@@ -187,6 +187,7 @@ impl SkilldexServer {
             // with `initialize`.
             if peer.peer_info().is_some() {
                 let _ = peer.notify_resource_list_changed().await;
+                let _ = peer.notify_prompt_list_changed().await;
             }
         }
         let sinks: Vec<SubscriptionSink> = lock(&self.inner.sinks)
@@ -195,6 +196,7 @@ impl SkilldexServer {
             .collect();
         for sink in sinks {
             let _ = sink.notify_resource_list_changed().await;
+            let _ = sink.notify_prompt_list_changed().await;
         }
     }
 
@@ -221,6 +223,8 @@ impl SkilldexServer {
 
     fn capabilities() -> ServerCapabilities {
         ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
             .enable_tools()
@@ -451,7 +455,7 @@ fn not_offered(method: &str) -> McpError {
     McpError::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!(
-            "method not found: {method} (this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get{note})"
+            "method not found: {method} (this server offers tools, prompts, resources and skills: tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, skills/list, skills/get{note})"
         ),
         None,
     )
@@ -466,6 +470,8 @@ const OFFERED: &[&str] = &[
     "subscriptions/listen",
     "tools/list",
     "tools/call",
+    "prompts/list",
+    "prompts/get",
     "resources/list",
     "resources/read",
     "resources/templates/list",
@@ -623,7 +629,12 @@ impl ServerHandler for SkilldexServer {
                         "Every skill of this server: name and description, grouped by namespace.",
                     )
                     .with_mime_type("text/markdown");
-                (0, vec![directory])
+                let index = Resource::new(super::discovery::INDEX_URI, "skills index")
+                    .with_description(
+                        "The Agent Skills discovery index of the skills served through skills/list.",
+                    )
+                    .with_mime_type("application/json");
+                (0, vec![directory, index])
             }
         };
         let skills = view.catalog.skills();
@@ -682,6 +693,13 @@ impl ServerHandler for SkilldexServer {
                     uri,
                 )
                 .with_mime_type("text/markdown")])
+                .into());
+            }
+            if uri == super::discovery::INDEX_URI {
+                let text = super::discovery::index_json(&view.catalog, &view.index);
+                return Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(text, uri).with_mime_type("application/json")
+                ])
                 .into());
             }
             let not_found = |why: String| McpError::resource_not_found(why, None);
@@ -809,18 +827,29 @@ impl ServerHandler for SkilldexServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Err(not_offered("prompts/list"))
+        let view = self.view();
+        let cursor = request.as_ref().and_then(|p| p.cursor.as_deref());
+        super::prompts::list(&view.catalog, cursor)
+            .map_err(|why| McpError::invalid_params(why, None))
     }
 
     async fn get_prompt(
         &self,
-        _request: GetPromptRequestParams,
+        request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Err(not_offered("prompts/get"))
+        let view = self.view();
+        // A prompt reads the skill's file: off the protocol thread.
+        let task = tokio::task::spawn_blocking(move || {
+            super::prompts::get(&view.catalog, &request.name, request.arguments.as_ref())
+        });
+        task.await
+            .map_err(|e| McpError::internal_error(format!("prompt failed: {e}"), None))?
+            .map(Into::into)
+            .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
 
     async fn complete(
@@ -878,6 +907,7 @@ impl ServerHandler for SkilldexServer {
     ) -> Option<SubscriptionFilter> {
         Some(
             SubscriptionFilter::builder()
+                .prompts_list_changed()
                 .resources_list_changed()
                 .tools_list_changed()
                 .build(),

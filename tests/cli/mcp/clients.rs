@@ -290,3 +290,198 @@ fn strict_function_calls_work_with_nulls() {
     assert_eq!(mcp.code, 2, "{mcp:?}");
     assert!(mcp.stderr.contains("--format openai"), "{mcp:?}");
 }
+
+/// One `prompts/list` page: the names, and the cursor of the next.
+fn prompts_page(raw: &mut Raw, cursor: Option<&str>) -> (Vec<String>, Option<String>) {
+    let params = match cursor {
+        Some(cursor) => json!({"cursor": cursor}),
+        None => json!({}),
+    };
+    let answer = raw.request("prompts/list", params);
+    let result = &answer["result"];
+    let names = result["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no prompts: {answer}"))
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    (names, result["nextCursor"].as_str().map(str::to_string))
+}
+
+/// Every skill is a prompt (Claude Code shows them as slash commands):
+/// listed in pages like resources, its instructions as a user message,
+/// arguments only where the skill declares them; a change on disk is
+/// announced with `notifications/prompts/list_changed`.
+#[test]
+fn every_skill_is_a_prompt() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("skills");
+    for i in 0..1_005 {
+        let name = format!("s{i:04}");
+        crate::write(
+            &root,
+            &format!("bulk/{name}/SKILL.md"),
+            crate::skill_md(&name, &format!("Bulk task {i}. Use when testing.")),
+        );
+    }
+    crate::write(
+        &root,
+        "tools/bisect-run/SKILL.md",
+        "---\nname: bisect-run\ndescription: Bisects with a test. Use when a test broke.\nargument-hint: <good-tag> <test command>\n---\n\n# Bisect run\n\nStart from $ARGUMENTS and mark each step.\n",
+    );
+    crate::write(
+        &root,
+        "tools/deploy-check/SKILL.md",
+        "---\nname: deploy-check\ndescription: Checks a deploy. Use before a deploy.\narguments:\n  - name: service\n    description: The service to check.\n    required: true\n  - region\n---\n\n# Deploy check\n\nCheck the service's health first.\n",
+    );
+    let mut raw = Raw::start(&root, &[]);
+    // Paged like resources: 1,000, then the rest, nothing twice.
+    let (first, cursor) = prompts_page(&mut raw, None);
+    assert_eq!(first.len(), 1_000);
+    let (second, last) = prompts_page(&mut raw, cursor.as_deref());
+    assert_eq!(last, None);
+    let mut all: Vec<String> = first.into_iter().chain(second).collect();
+    assert_eq!(all.len(), 1_007);
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 1_007, "a prompt listed twice");
+    let (code, message) = raw.error("prompts/list", json!({"cursor": "not-ours"}));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("invalid cursor"), "{message}");
+    // Arguments: none, a hint, a declared list.
+    let answer = raw.request("prompts/list", json!({"cursor": cursor}));
+    let prompts = answer["result"]["prompts"].as_array().unwrap().clone();
+    let prompt = |name: &str| {
+        prompts
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no prompt {name}: {prompts:?}"))
+            .clone()
+    };
+    assert!(
+        prompt("s1004").get("arguments").is_none(),
+        "{}",
+        prompt("s1004")
+    );
+    assert_eq!(
+        prompt("bisect-run")["arguments"],
+        json!([{"name": "arguments", "description": "What to pass, as <good-tag> <test command>", "required": false}])
+    );
+    assert_eq!(
+        prompt("deploy-check")["arguments"],
+        json!([{"name": "service", "description": "The service to check.", "required": true}, {"name": "region"}])
+    );
+    assert_eq!(
+        prompt("deploy-check")["description"],
+        "Checks a deploy. Use before a deploy."
+    );
+    // prompts/get: the instructions as one user message.
+    let answer = raw.request("prompts/get", json!({"name": "s0007"}));
+    let messages = answer["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{answer}");
+    assert_eq!(messages[0]["role"], "user");
+    let text = messages[0]["content"]["text"].as_str().unwrap();
+    assert!(text.contains("# s0007\n\nDo the thing."), "{text}");
+    assert!(!text.contains("description:"), "no front matter: {text}");
+    let answer = raw.request(
+        "prompts/get",
+        json!({"name": "bisect-run", "arguments": {"arguments": "v1.4.0 cargo test"}}),
+    );
+    let text = answer["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("Start from v1.4.0 cargo test and mark"),
+        "{text}"
+    );
+    let answer = raw.request(
+        "prompts/get",
+        json!({"name": "deploy-check", "arguments": {"region": "eu-west", "service": "billing"}}),
+    );
+    let text = answer["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.ends_with("health first.\n\nARGUMENTS: billing eu-west\n"),
+        "{text:?}"
+    );
+    let (code, message) = raw.error("prompts/get", json!({"name": "s00077"}));
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains("did you mean"), "{message}");
+    // A new skill on disk: the prompts changed.
+    crate::write(
+        &root,
+        "tools/new-one/SKILL.md",
+        crate::skill_md("new-one", "New. Use when testing."),
+    );
+    raw.wait_for("notifications/prompts/list_changed", |m| {
+        m["method"] == "notifications/prompts/list_changed"
+    });
+    let answer = raw.request("prompts/get", json!({"name": "new-one"}));
+    assert!(answer.get("result").is_some(), "{answer}");
+}
+
+/// `skill://index.json` is the Agent Skills discovery document of the
+/// skills the extension serves, listed beside them.
+#[test]
+fn the_discovery_index_lists_the_served_skills() {
+    let (_temp, root, _config) = fixture();
+    let mut raw = Raw::start(&root, &["--no-watch"]);
+    let listed = raw.request("resources/list", json!({}));
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"skill://index.json"), "{uris:?}");
+    let answer = raw.request("resources/read", json!({"uri": "skill://index.json"}));
+    let contents = &answer["result"]["contents"][0];
+    assert_eq!(contents["mimeType"], "application/json", "{answer}");
+    let index: Value = serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        index["$schema"],
+        "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    );
+    let entries = index["skills"].as_array().unwrap();
+    // The same skills as skills/list, in its order.
+    let served = raw.request("skills/list", json!({}));
+    let served: Vec<&str> = served["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap())
+        .collect();
+    let urls: Vec<&str> = entries.iter().map(|e| e["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, served);
+    // Bad_Name breaks the extension's naming rule: in neither.
+    assert!(!urls.iter().any(|u| u.contains("Bad_Name")), "{urls:?}");
+    for entry in entries {
+        let keys: Vec<&str> = entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["description", "digest", "name", "type", "url"],
+            "{entry}"
+        );
+        assert_eq!(entry["type"], "skill-md");
+        // The digest is that of the file a client reads at `url`.
+        let read = raw.request("resources/read", json!({"uri": entry["url"]}));
+        let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+        assert_eq!(
+            entry["digest"].as_str().unwrap(),
+            rmcp::model::sha256_digest(text.as_bytes()),
+            "{entry}"
+        );
+    }
+    let csv = entries.iter().find(|e| e["name"] == "csv-cleanup").unwrap();
+    assert_eq!(csv["url"], "skill://data/csv-cleanup/SKILL.md");
+    assert!(csv["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("Profiles and cleans"));
+}

@@ -155,8 +155,18 @@ fn resources_list_pages_continue_after_the_last_skill_served() {
     let first = raw.request("resources/list", json!({}));
     let page = uris(&first);
     assert_eq!(
-        (page.len(), page[0].as_str(), page[999].as_str()),
-        (1_000, "skilldex://directory", "skill://s0998/SKILL.md")
+        (
+            page.len(),
+            page[0].as_str(),
+            page[1].as_str(),
+            page[999].as_str()
+        ),
+        (
+            1_000,
+            "skilldex://directory",
+            "skill://index.json",
+            "skill://s0997/SKILL.md"
+        )
     );
     let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
     write(&root, "a000/SKILL.md", skill_file("a000"));
@@ -167,6 +177,7 @@ fn resources_list_pages_continue_after_the_last_skill_served() {
     assert_eq!(
         uris(&second),
         [
+            "skill://s0998/SKILL.md",
             "skill://s0999/SKILL.md",
             "skill://s1000/SKILL.md",
             "skill://s1001/SKILL.md"
@@ -338,10 +349,8 @@ fn a_skill_uri_without_its_namespace_gets_the_right_uri() {
 fn methods_not_offered_say_what_is() {
     let (_temp, root, _config) = fixture();
     let mut raw = Raw::start(&root, &["--no-watch"]);
-    let offers = "(this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get";
+    let offers = "(this server offers tools, prompts, resources and skills: tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, skills/list, skills/get";
     for (method, params) in [
-        ("prompts/list", json!({})),
-        ("prompts/get", json!({"name": "x"})),
         ("logging/setLevel", json!({"level": "debug"})),
         (
             "resources/subscribe",
