@@ -20,6 +20,7 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+mod tools_catalog;
 mod tools_lint;
 #[cfg(feature = "mcp")]
 mod tools_sync;
