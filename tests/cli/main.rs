@@ -13,6 +13,7 @@ mod grep;
 #[cfg(unix)]
 mod hardening;
 mod layouts;
+mod link;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
