@@ -329,10 +329,28 @@ impl Raw {
     /// The first message (read or still to come) that `wanted` accepts;
     /// fails with what was seen after `WAIT`.
     pub(crate) fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + WAIT;
+        self.wait_within(WAIT, &wanted).unwrap_or_else(|| {
+            panic!(
+                "no {what} within {WAIT:?}; the server wrote:\n{}",
+                self.seen
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })
+    }
+
+    /// The first message `wanted` accepts, if one comes within `patience`.
+    pub(crate) fn wait_within(
+        &mut self,
+        patience: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let deadline = Instant::now() + patience;
         loop {
             if let Some(i) = self.seen.iter().position(&wanted) {
-                return self.seen.remove(i);
+                return Some(self.seen.remove(i));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -341,14 +359,7 @@ impl Raw {
                     .push(serde_json::from_str(&line).unwrap_or_else(|e| {
                         panic!("the server wrote a line that is not JSON ({e}): {line}")
                     })),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => panic!(
-                    "no {what} within {WAIT:?}; the server wrote:\n{}",
-                    self.seen
-                        .iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
             }
         }
     }
@@ -782,17 +793,26 @@ fn a_changed_reference_file_is_announced() {
         list.to_string()
     };
     let before = digest(&mut raw);
-    // Let the watcher settle in before the edit.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    write(
-        &root,
-        "alpha/references/notes.md",
-        "Second notes, longer.\n",
-    );
-    raw.wait_for(
-        "notifications/resources/list_changed after a reference edit",
-        |m| m["method"] == "notifications/resources/list_changed",
-    );
+    // The watcher may start after the first answer: edit until an edit is
+    // announced (each edit is a change the server must tell), up to WAIT.
+    let deadline = Instant::now() + WAIT;
+    for edit in 1.. {
+        write(
+            &root,
+            "alpha/references/notes.md",
+            format!("Second notes, longer (edit {edit}).\n"),
+        );
+        let announced = raw.wait_within(Duration::from_millis(500), |m| {
+            m["method"] == "notifications/resources/list_changed"
+        });
+        if announced.is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no notifications/resources/list_changed after {edit} reference edits in {WAIT:?}"
+        );
+    }
     let after = digest(&mut raw);
     assert_ne!(before, after, "the manifest's digest follows the file");
 }
