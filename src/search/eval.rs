@@ -19,12 +19,24 @@ pub struct LabelledQuery {
     pub relevant: Vec<String>,
 }
 
+/// A line of a query file that is not a labelled query.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {error}")]
+pub struct QueryFileError {
+    /// 1-based.
+    pub line: usize,
+    /// Part of the message, not a `source` (printed once).
+    pub error: serde_json::Error,
+}
+
 /// Parse a JSON-lines query file.
-pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, String> {
+pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, QueryFileError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 1)))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|error| QueryFileError { line: i + 1, error })
+        })
         .collect()
 }
 

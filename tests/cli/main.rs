@@ -7,10 +7,13 @@ mod budget;
 mod catalog;
 mod config;
 mod disclosure;
+#[cfg(feature = "mcp")]
+mod gateway;
 mod grep;
 #[cfg(unix)]
 mod hardening;
 mod layouts;
+mod link;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
