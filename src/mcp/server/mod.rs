@@ -12,6 +12,7 @@ mod gateway;
 mod handler;
 mod notify;
 mod resources;
+mod suggest;
 
 use super::skills::SkillIndex;
 use super::{Log, ServeError, ServeOptions, Snapshots};
