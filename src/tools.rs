@@ -148,6 +148,26 @@ pub fn openai_json(definitions: &[ToolDefinition]) -> Value {
     )
 }
 
+/// The definitions as OpenAI function tools for strict function calling
+/// (`"strict": true`): every property required, optional ones nullable,
+/// every object closed (`schema::strict_schema`). The tools read `null` as
+/// "not given", so a strict call means what it would without its nulls.
+pub fn openai_strict_json(
+    definitions: &[ToolDefinition],
+) -> Result<Value, crate::schema::StrictError> {
+    let mut tools = Vec::with_capacity(definitions.len());
+    for d in definitions {
+        tools.push(json!({
+            "type": "function",
+            "name": d.name,
+            "description": d.description,
+            "parameters": crate::schema::strict_schema(&d.input_schema)?,
+            "strict": true,
+        }));
+    }
+    Ok(Value::Array(tools))
+}
+
 /// A request that does not fit the tool's schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArgumentError {
@@ -162,12 +182,56 @@ pub enum ArgumentError {
         expected: &'static str,
         found: String,
     },
-    #[error("{tool}: unknown argument `{argument}` — the arguments are {known}")]
-    Unknown {
-        tool: String,
-        argument: String,
-        known: String,
-    },
+}
+
+/// The argument names `tool`'s schema declares, in schema order; `None`
+/// for a tool that does not exist.
+fn known_arguments(tool: &str) -> Option<Vec<String>> {
+    let definition = definitions().into_iter().find(|d| d.name == tool)?;
+    Some(
+        definition.input_schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default(),
+    )
+}
+
+/// A sentence for the model about the arguments of a call that `tool` does
+/// not know and ignored, when that matters: only an argument that looks
+/// like a misspelling of a known one (`sectoin`, `startLine`) is named, with
+/// the one it most likely meant. Arguments a host adds for itself
+/// (`wait_for_previous`) pass without a word.
+pub fn ignored_note(tool: &str, map: &Map<String, Value>) -> Option<String> {
+    let known = known_arguments(tool)?;
+    let folded = |name: &str| -> String {
+        name.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut notes = Vec::new();
+    for argument in map.keys().filter(|k| !known.contains(k)) {
+        let key = folded(argument);
+        // The closest known name, if it is close: the same letters but for
+        // case and separators, or at most one edit in three letters (two at most).
+        let meant = known
+            .iter()
+            .map(|name| (crate::text::edit_distance(&key, &folded(name)), name))
+            .filter(|(distance, name)| *distance <= (name.chars().count() / 3).clamp(1, 2))
+            .min_by_key(|(distance, name)| (*distance, name.len()))
+            .map(|(_, name)| name);
+        if let Some(meant) = meant {
+            let shown: String = argument.chars().take(64).collect();
+            notes.push(format!("ignored `{shown}`; did you mean `{meant}`?"));
+        }
+    }
+    (!notes.is_empty()).then(|| {
+        format!(
+            "note: {} — the arguments of {tool} are {}",
+            notes.join("; "),
+            known.join(", ")
+        )
+    })
 }
 
 /// The answer to a tool call: text for the model, and whether it reports a
@@ -201,23 +265,13 @@ pub struct Arguments<'a> {
 }
 
 impl<'a> Arguments<'a> {
-    /// Check that every argument is one the tool's schema names.
+    /// The arguments of a call to `tool`. Arguments the tool's schema does
+    /// not name are accepted and ignored: hosts add their own (Gemini CLI
+    /// sends `wait_for_previous: true` with every call), and refusing them
+    /// would fail every call of such a host. `ignored_note` tells the
+    /// model when one of them looks like a misspelt argument.
     pub fn new(tool: &'a str, map: &'a Map<String, Value>) -> Result<Self, ArgumentError> {
-        let definition = definitions()
-            .into_iter()
-            .find(|d| d.name == tool)
-            .ok_or_else(|| ArgumentError::UnknownTool(tool.to_string()))?;
-        let known = definition.input_schema["properties"]
-            .as_object()
-            .map(|p| p.keys().cloned().collect::<Vec<_>>())
-            .unwrap_or_default();
-        if let Some(unknown) = map.keys().find(|k| !known.contains(k)) {
-            return Err(ArgumentError::Unknown {
-                tool: tool.to_string(),
-                argument: unknown.clone(),
-                known: known.join(", "),
-            });
-        }
+        known_arguments(tool).ok_or_else(|| ArgumentError::UnknownTool(tool.to_string()))?;
         Ok(Arguments { tool, map })
     }
 
@@ -337,7 +391,7 @@ pub fn search_skills(
         Err(answer) => return Ok(answer),
     };
     let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
-    let results = searchable.search(query, &crate::search::SearchOptions { limit });
+    let results = searchable.search(query, &crate::search::SearchOptions::skills(limit));
     let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
     if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
         for (hit, found) in hits.iter_mut().zip(&results.hits) {
@@ -385,7 +439,7 @@ fn disabled_matches<'a>(
     query: &str,
     limit: usize,
 ) -> Vec<&'a crate::model::Skill> {
-    let wider = everything.search(query, &crate::search::SearchOptions { limit });
+    let wider = everything.search(query, &crate::search::SearchOptions::skills(limit));
     if wider.no_match && crate::search::select_list(query).is_none() {
         return Vec::new();
     }
@@ -433,7 +487,11 @@ pub fn read_skill(
 ) -> Result<ToolAnswer, ArgumentError> {
     let name = arguments.required_string("name")?;
     let mut path = arguments.string("path")?;
-    let section = arguments.string("section")?;
+    // A blank section names no heading: absent, as strict callers that
+    // must fill every argument send it.
+    let section = arguments
+        .string("section")?
+        .filter(|s| !s.trim().is_empty());
     let start = arguments.whole_number("start_line")?;
     let end = arguments.whole_number("end_line")?;
     let max_tokens = arguments.whole_number("max_tokens")?;
@@ -805,12 +863,23 @@ mod tests {
 
     #[test]
     fn arguments_are_checked() {
+        // Unknown arguments are accepted; a misspelt one is named.
+        let map: Map<String, Value> = serde_json::from_value(
+            json!({"name": "x", "wait_for_previous": true, "sectoin": "Steps", "startLine": 3}),
+        )
+        .unwrap();
+        assert!(Arguments::new(READ_SKILL, &map).is_ok());
+        let note = ignored_note(READ_SKILL, &map).unwrap();
+        assert!(
+            note.contains("ignored `sectoin`; did you mean `section`?")
+                && note.contains("ignored `startLine`; did you mean `start_line`?")
+                && !note.contains("wait_for_previous"),
+            "{note}"
+        );
         let map: Map<String, Value> =
-            serde_json::from_value(json!({"name": 3, "other": true})).unwrap();
-        assert!(matches!(
-            Arguments::new(READ_SKILL, &map),
-            Err(ArgumentError::Unknown { .. })
-        ));
+            serde_json::from_value(json!({"query": "x", "wait_for_previous": true, "q": 1}))
+                .unwrap();
+        assert_eq!(ignored_note(SEARCH_SKILLS, &map), None);
         let map: Map<String, Value> = serde_json::from_value(json!({"name": 3})).unwrap();
         let arguments = Arguments::new(READ_SKILL, &map).unwrap();
         assert_eq!(

@@ -21,8 +21,11 @@
 //! the `log` callback the CLI provides (which writes to stderr); stdout
 //! carries the protocol only.
 
+pub mod discovery;
 pub mod gateway;
 mod guard;
+pub mod instructions;
+pub mod prompts;
 mod server;
 pub mod skills;
 pub mod upstream;

@@ -61,7 +61,7 @@ impl UpstreamCommand {
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<UpstreamCommand, String> {
         use crate::toolcat::servers::expand;
-        server.check_name()?;
+        server.check_name().map_err(|e| e.to_string())?;
         let config = &server.config;
         let Some(program) = config.command.as_deref().filter(|c| !c.trim().is_empty()) else {
             return Err(match &config.url {
@@ -72,7 +72,7 @@ impl UpstreamCommand {
                 ),
             });
         };
-        let expand = |text: &str| expand(text, lookup);
+        let expand = |text: &str| expand(text, lookup).map_err(|e| e.to_string());
         let program = expand(program)?;
         let args = config
             .args

@@ -6,7 +6,7 @@ use super::SkilldexServer;
 use crate::mcp::skills;
 use crate::tools::{self, ArgumentError, Arguments};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, ContentBlock, ListToolsResult, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData as McpError;
@@ -47,6 +47,8 @@ impl SkilldexServer {
         let view = self.view();
         let arguments = request.arguments.clone().unwrap_or_default();
         let name = request.name.to_string();
+        // Unknown arguments are ignored; a misspelt one is named after the answer.
+        let ignored = tools::ignored_note(&name, &arguments);
         let answer = match name.as_str() {
             tools::READ_SKILL => {
                 // A read opens files: off the protocol thread, so a slow
@@ -104,6 +106,8 @@ impl SkilldexServer {
                 return Err(Self::invalid(ArgumentError::UnknownTool(other.to_string())));
             }
         };
-        Ok(Self::answer(answer).into())
+        let mut result = Self::answer(answer);
+        result.content.extend(ignored.map(ContentBlock::text));
+        Ok(result.into())
     }
 }

@@ -25,7 +25,7 @@ fn not_offered(method: &str) -> McpError {
     McpError::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!(
-            "method not found: {method} (this server offers tools, resources and skills: tools/list, tools/call, resources/list, resources/read, skills/list, skills/get{note})"
+            "method not found: {method} (this server offers tools, prompts, resources and skills: tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, skills/list, skills/get{note})"
         ),
         None,
     )
@@ -40,6 +40,8 @@ const OFFERED: &[&str] = &[
     "subscriptions/listen",
     "tools/list",
     "tools/call",
+    "prompts/list",
+    "prompts/get",
     "resources/list",
     "resources/read",
     "resources/templates/list",
@@ -115,18 +117,18 @@ impl ServerHandler for SkilldexServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Err(not_offered("prompts/list"))
+        self.prompts_list(request)
     }
 
     async fn get_prompt(
         &self,
-        _request: GetPromptRequestParams,
+        request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Err(not_offered("prompts/get"))
+        self.prompt_get(request).await
     }
 
     async fn complete(

@@ -3,21 +3,22 @@
 //! `handler.rs` wires rmcp's `ServerHandler` to the rest (and refuses what
 //! is not offered), `calls.rs` lists and runs the tools, `enable.rs` asks
 //! the user (elicitation) for `request_skill_enable`, `resources.rs` serves
-//! the directory, the resources and the Skills extension, and `notify.rs`
-//! tells clients about changes (`list_changed`, `subscriptions/listen`).
+//! the directory, the resources and the Skills extension, `prompts.rs`
+//! offers every skill as a prompt, and `notify.rs` tells clients about
+//! changes (`list_changed`, `subscriptions/listen`).
 
 mod calls;
 mod enable;
 mod gateway;
 mod handler;
 mod notify;
+mod prompts;
 mod resources;
 mod suggest;
 
 use super::skills::SkillIndex;
 use super::{Log, ServeError, ServeOptions, Snapshots};
 use crate::catalog::Catalog;
-use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
 use crate::tools::{ArgumentError, ToolAnswer};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities};
 use rmcp::service::SubscriptionSink;
@@ -29,8 +30,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const DIRECTORY_URI: &str = "skilldex://directory";
 /// Resources per `resources/list` page.
 const RESOURCE_PAGE: usize = 1_000;
-/// The instructions' directory budget when none is configured.
-const DEFAULT_BUDGET_TOKENS: usize = 4_000;
 
 /// What one snapshot looks like through MCP; rebuilt when the snapshot or
 /// the skills enabled in this session change.
@@ -160,30 +159,7 @@ impl SkilldexServer {
     }
 
     fn instructions(&self, catalog: &Catalog) -> String {
-        let budget = self.inner.budget_tokens.unwrap_or(DEFAULT_BUDGET_TOKENS);
-        let rendered = query::render_directory(
-            catalog,
-            &RenderOptions {
-                format: Format::Markdown,
-                paths: PathStyle::None,
-                mode: Mode::Auto,
-                budget: Some(Budget::Tokens(budget)),
-                base: std::path::PathBuf::from("/"),
-                reach: Reach::Mcp,
-                counts_only: true,
-                ..RenderOptions::default()
-            },
-        );
-        let mut text = String::from(
-            "This server gives you skills: instructions for specific tasks, written by people who know them. \
-When a task matches a skill's description, call `read_skill` with its name and follow it before you start; \
-pass `path` to open a file the skill mentions. Call `search_skills` with a few words of the task to find skills \
-the directory below does not list, and `grep_skills` to look for text inside skills. If a read or a search says a skill \
-is disabled by configuration and it is clearly what the task needs, `request_skill_enable` asks the user to \
-enable it.\n\n",
-        );
-        text.push_str(&rendered.text);
-        text
+        super::instructions::text(catalog, self.inner.budget_tokens)
     }
 
     /// Build the current snapshot's search index (it is built once, on
@@ -201,6 +177,8 @@ enable it.\n\n",
 
     fn capabilities() -> ServerCapabilities {
         ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
             .enable_tools()

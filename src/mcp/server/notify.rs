@@ -22,6 +22,7 @@ impl SkilldexServer {
             // with `initialize`.
             if peer.peer_info().is_some() {
                 let _ = peer.notify_resource_list_changed().await;
+                let _ = peer.notify_prompt_list_changed().await;
             }
         }
         let sinks: Vec<SubscriptionSink> = lock(&self.inner.sinks)
@@ -30,6 +31,7 @@ impl SkilldexServer {
             .collect();
         for sink in sinks {
             let _ = sink.notify_resource_list_changed().await;
+            let _ = sink.notify_prompt_list_changed().await;
         }
     }
 
@@ -76,6 +78,7 @@ impl SkilldexServer {
     ) -> Option<SubscriptionFilter> {
         Some(
             SubscriptionFilter::builder()
+                .prompts_list_changed()
                 .resources_list_changed()
                 .tools_list_changed()
                 .build(),

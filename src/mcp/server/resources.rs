@@ -36,7 +36,12 @@ impl SkilldexServer {
                         "Every skill of this server: name and description, grouped by namespace.",
                     )
                     .with_mime_type("text/markdown");
-                let mut first = vec![directory];
+                let index = Resource::new(crate::mcp::discovery::INDEX_URI, "skills index")
+                    .with_description(
+                        "The Agent Skills discovery index of the skills served through skills/list.",
+                    )
+                    .with_mime_type("application/json");
+                let mut first = vec![directory, index];
                 first.extend(self.loaded_resource());
                 (0, first)
             }
@@ -101,6 +106,13 @@ impl SkilldexServer {
                     uri,
                 )
                 .with_mime_type("text/markdown")])
+                .into());
+            }
+            if uri == crate::mcp::discovery::INDEX_URI {
+                let text = crate::mcp::discovery::index_json(&view.catalog, &view.index);
+                return Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(text, uri).with_mime_type("application/json")
+                ])
                 .into());
             }
             let not_found = |why: String| McpError::resource_not_found(why, None);

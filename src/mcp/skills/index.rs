@@ -189,7 +189,7 @@ pub fn cursor_after(skill: &Skill) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key)
 }
 
-fn decode_cursor(cursor: &str) -> Option<(String, String)> {
+pub(crate) fn decode_cursor(cursor: &str) -> Option<(String, String)> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)

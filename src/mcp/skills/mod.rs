@@ -24,6 +24,7 @@ mod manifest;
 mod uri;
 
 pub use files::{read_directory, read_file};
+pub(crate) use index::decode_cursor;
 pub use index::{cursor_after, SkillIndex};
 pub use manifest::entry;
 pub(crate) use manifest::entry_with;
