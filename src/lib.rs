@@ -27,6 +27,7 @@ pub mod catalog;
 pub mod config;
 pub mod contain;
 mod hash;
+pub mod link;
 pub mod live;
 #[cfg(feature = "mcp")]
 pub mod mcp;

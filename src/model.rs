@@ -113,7 +113,55 @@ pub enum Code {
     BodyTooLong,
     LinkBroken,
     LinkEscapes,
+    /// A finding about a tool catalog (`mcp-tools.json`): one of
+    /// [`TOOL_CODES`], whose severity does not depend on the profile.
+    Tool(&'static str),
 }
+
+/// The codes of tool catalogs (the snapshot file, its tools, and every
+/// change the schema sanitiser makes), with their severity. Tool findings
+/// do not depend on the profile: a schema a model refuses is refused by
+/// every host.
+pub const TOOL_CODES: &[(&str, Severity)] = &[
+    ("snapshot-unreadable", Severity::Error),
+    ("snapshot-invalid", Severity::Error),
+    ("tool-invalid", Severity::Error),
+    ("tool-name-missing", Severity::Error),
+    ("tool-name-duplicate", Severity::Error),
+    ("input-schema-refused", Severity::Error),
+    ("snapshot-incomplete", Severity::Warning),
+    ("server-invalid", Severity::Warning),
+    ("tool-name-unusual", Severity::Warning),
+    ("tool-description-missing", Severity::Warning),
+    ("input-schema-missing", Severity::Warning),
+    ("input-schema-invalid", Severity::Warning),
+    ("tool-field-invalid", Severity::Warning),
+    ("type-unknown", Severity::Warning),
+    ("type-union-narrowed", Severity::Warning),
+    ("ref-unresolved", Severity::Warning),
+    ("boolean-schema", Severity::Warning),
+    ("items-tuple", Severity::Warning),
+    ("required-unknown", Severity::Warning),
+    ("keyword-malformed", Severity::Warning),
+    ("schema-not-an-object", Severity::Warning),
+    ("not-an-object-schema", Severity::Warning),
+    ("description-cut", Severity::Warning),
+    ("schema-compacted", Severity::Warning),
+    ("snapshot-unknown-key", Severity::Info),
+    ("server-description-default", Severity::Info),
+    ("type-renamed", Severity::Info),
+    ("type-inferred", Severity::Info),
+    ("const-to-enum", Severity::Info),
+    ("keyword-dropped", Severity::Info),
+    ("annotation-dropped", Severity::Info),
+    ("properties-added", Severity::Info),
+    ("items-added", Severity::Info),
+    ("definitions-renamed", Severity::Info),
+    ("definition-pruned", Severity::Info),
+    ("description-empty", Severity::Info),
+    ("description-not-a-string", Severity::Info),
+    ("required-malformed", Severity::Info),
+];
 
 impl Code {
     /// Every code, in declaration order (for `--code` / `--allow` and
@@ -166,9 +214,29 @@ impl Code {
         Code::LinkEscapes,
     ];
 
+    /// Every code: the skill codes of [`Code::ALL`], then the tool codes
+    /// of [`TOOL_CODES`].
+    pub fn every() -> impl Iterator<Item = Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .chain(TOOL_CODES.iter().map(|(code, _)| Code::Tool(code)))
+    }
+
     /// The code whose `as_str` is `text`.
     pub fn parse(text: &str) -> Option<Code> {
-        Code::ALL.iter().copied().find(|c| c.as_str() == text)
+        Code::every().find(|c| c.as_str() == text)
+    }
+
+    /// The tool code `text` (a sanitiser or snapshot code), as a
+    /// [`Code::Tool`]; an unknown one is kept as written.
+    pub fn tool(text: &'static str) -> Code {
+        Code::Tool(
+            TOOL_CODES
+                .iter()
+                .find(|(code, _)| *code == text)
+                .map_or(text, |(code, _)| code),
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -218,6 +286,7 @@ impl Code {
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
             Code::LinkEscapes => "link-escapes",
+            Code::Tool(code) => code,
         }
     }
 
@@ -276,6 +345,15 @@ impl Code {
             Code::DescriptionNoTrigger => (Some(Info), Some(Warning), None),
             Code::BodyTooLong => (Some(Warning), Some(Warning), None),
             Code::LinkBroken | Code::LinkEscapes => (Some(Warning), Some(Error), None),
+            Code::Tool(code) => {
+                // The same in every profile; an unknown tool code is a
+                // sanitiser's note.
+                let severity = TOOL_CODES
+                    .iter()
+                    .find(|(c, _)| *c == code)
+                    .map_or(Info, |(_, severity)| *severity);
+                (Some(severity), Some(severity), Some(severity))
+            }
         };
         match profile {
             Profile::Spec => spec,

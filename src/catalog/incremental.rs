@@ -23,8 +23,8 @@
 use super::{check_root, members_of, namespace_of, Assembly, Catalog, CatalogBuilder, ScanInputs};
 use crate::model::{Code, Skill};
 use crate::scan::{
-    self, FileIdentity, FollowedLink, FoundNamespaceFile, FoundSkill, PathFinding, ScanResult,
-    ScanScope,
+    self, FileIdentity, FollowedLink, FoundNamespaceFile, FoundSkill, FoundToolCatalog,
+    PathFinding, ScanResult, ScanScope,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,6 +38,8 @@ pub(crate) struct Retained {
     /// Skill files by (root, path).
     records: BTreeMap<(usize, PathBuf), FoundSkill>,
     namespace_files: BTreeMap<(usize, PathBuf), FoundNamespaceFile>,
+    /// Tool catalogs (`mcp-tools.json`) by (root, path).
+    tool_catalogs: BTreeMap<(usize, PathBuf), FoundToolCatalog>,
     findings: Vec<(usize, PathFinding)>,
     links: Vec<(usize, FollowedLink)>,
     /// Skill files whose record holds the last good version of the skill.
@@ -99,6 +101,9 @@ struct Patch {
     added: Vec<(usize, PathBuf)>,
     /// Folders whose namespace file changed, as namespace names.
     namespaces: BTreeSet<String>,
+    /// A tool catalog, or the README of its folder, went in or out: the
+    /// servers are assembled again.
+    tools: bool,
     /// What was walked again, for dropping old diagnostics.
     covered: Vec<Covered>,
     /// New findings about paths (not skill files).
@@ -148,6 +153,11 @@ impl Retained {
                 .next()
                 .is_some_and(|(key, _)| under(key))
             || self
+                .tool_catalogs
+                .range((root, path.to_path_buf())..)
+                .next()
+                .is_some_and(|(key, _)| under(key))
+            || self
                 .findings
                 .iter()
                 .any(|(r, f)| *r == root && f.path.starts_with(path))
@@ -176,6 +186,7 @@ impl Retained {
         ScanInputs {
             skills: self.records.values().collect(),
             namespace_files: self.namespace_files.values().collect(),
+            tool_catalogs: self.tool_catalogs.values().collect(),
             findings: self.findings.iter().map(|(_, f)| f).collect(),
             stale: Some(&self.stale),
         }
@@ -236,8 +247,21 @@ impl Retained {
         };
         for key in old_namespace_keys {
             if let Some(file) = self.namespace_files.remove(&key) {
+                patch.tools |= self.holds_tools(root, &file.folder);
                 patch.namespaces.insert(file.describes.clone());
             }
+        }
+        let old_tool_keys: Vec<(usize, PathBuf)> = match &covered {
+            Covered::Root(_) => self
+                .tool_catalogs
+                .range((root, PathBuf::new())..(root + 1, PathBuf::new()))
+                .map(|(k, _)| k.clone())
+                .collect(),
+            Covered::Scopes(scopes) => keys_under(&self.tool_catalogs, root, scopes),
+        };
+        for key in old_tool_keys {
+            self.tool_catalogs.remove(&key);
+            patch.tools = true;
         }
         self.findings
             .retain(|(r, f)| *r != root || !covered.covers(&f.path));
@@ -282,7 +306,13 @@ impl Retained {
                 self.stale.remove(path);
             }
         }
+        for catalog in result.tool_catalogs {
+            patch.tools = true;
+            self.tool_catalogs
+                .insert((root, catalog.path.clone()), catalog);
+        }
         for file in result.namespace_files {
+            patch.tools |= self.holds_tools(root, &file.folder);
             patch.namespaces.insert(file.describes.clone());
             self.namespace_files.insert((root, file.path.clone()), file);
         }
@@ -294,6 +324,13 @@ impl Retained {
             .extend(result.links.into_iter().map(|link| (root, link)));
         self.links.sort();
         patch.covered.push(covered);
+    }
+
+    /// Does `folder` (inside root `root`) hold a tool catalog?
+    fn holds_tools(&self, root: usize, folder: &Path) -> bool {
+        self.tool_catalogs
+            .range((root, PathBuf::new())..(root + 1, PathBuf::new()))
+            .any(|(_, catalog)| catalog.folder == folder)
     }
 
     fn insert(&mut self, root: usize, record: FoundSkill, patch: &mut Patch) {
@@ -460,7 +497,7 @@ impl CatalogBuilder {
             }
             retained.merge(index, covered, result, &mut patch);
         }
-        if retained.lowercase > 0 {
+        if retained.lowercase > 0 || patch.tools {
             patch.patchable = false;
         }
         let unique = |retained: &Retained| {
@@ -479,7 +516,8 @@ impl CatalogBuilder {
         } else {
             (self.assemble(retained.inputs()), RebuildKind::Assembled)
         };
-        catalog.stats.files_read = retained.records.len() + retained.namespace_files.len();
+        catalog.stats.files_read =
+            retained.records.len() + retained.namespace_files.len() + retained.tool_catalogs.len();
         catalog.stats.scan = scanning;
         catalog.stats.total = started.elapsed();
         (catalog, kind)
@@ -574,6 +612,7 @@ impl CatalogBuilder {
             diagnostics,
             stale,
         )
+        .with_tools(previous.tools.clone())
         .with_disabled(&self.disabled)
     }
 }

@@ -8,6 +8,12 @@
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
 pub(crate) mod incremental;
+mod namespaces;
+mod tools;
+pub use tools::ToolCatalogFile;
+
+use namespaces::namespaces_of;
+pub(crate) use namespaces::{members_of, namespace_descriptions, namespace_of};
 
 use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
@@ -173,6 +179,7 @@ impl CatalogBuilder {
         let inputs = ScanInputs {
             skills: results.iter().flat_map(|r| &r.skills).collect(),
             namespace_files: results.iter().flat_map(|r| &r.namespace_files).collect(),
+            tool_catalogs: results.iter().flat_map(|r| &r.tool_catalogs).collect(),
             findings: results.iter().flat_map(|r| &r.findings).collect(),
             stale: None,
         };
@@ -221,7 +228,8 @@ impl CatalogBuilder {
         for item in &inputs.findings {
             assembly.report(&item.path, &item.finding);
         }
-        let files_read = inputs.skills.len() + inputs.namespace_files.len();
+        let files_read =
+            inputs.skills.len() + inputs.namespace_files.len() + inputs.tool_catalogs.len();
         let mut skills = assembly.skills_from(inputs.skills);
         // Directory order: sorting moves pointers, not skills.
         skills.sort_by(|a, b| (&a.namespace, &a.id).cmp(&(&b.namespace, &b.id)));
@@ -238,6 +246,11 @@ impl CatalogBuilder {
             }
             _ => Vec::new(),
         };
+        let tools = tools::tool_part_of(
+            &inputs.tool_catalogs,
+            &inputs.namespace_files,
+            &mut assembly.diagnostics,
+        );
         let mut catalog = Catalog::assemble(
             self.roots.clone(),
             self.profile,
@@ -246,6 +259,7 @@ impl CatalogBuilder {
             assembly.diagnostics,
             stale,
         )
+        .with_tools(Arc::new(tools))
         .with_disabled(&self.disabled);
         catalog.stats.files_read = files_read;
         catalog
@@ -265,6 +279,7 @@ pub fn check_root(root: &Path) -> Result<(), CatalogError> {
 pub(crate) struct ScanInputs<'a> {
     pub skills: Vec<&'a FoundSkill>,
     pub namespace_files: Vec<&'a scan::FoundNamespaceFile>,
+    pub tool_catalogs: Vec<&'a scan::FoundToolCatalog>,
     pub findings: Vec<&'a scan::PathFinding>,
     /// Skill files whose skill is a last good version kept over a broken
     /// edit (live catalogs only).
@@ -453,87 +468,6 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(parse::decode(&bytes).0.into_owned())
 }
 
-/// Namespaces of the skills (in directory order), sorted by name, with
-/// descriptions from the folder's README/index front matter where one
-/// exists.
-fn namespaces_of(skills: &[Arc<Skill>], files: &[&scan::FoundNamespaceFile]) -> Vec<Namespace> {
-    let mut descriptions = namespace_descriptions(files);
-    let mut namespaces = Vec::new();
-    let mut start = 0;
-    while start < skills.len() {
-        let name = skills[start].namespace.as_str();
-        let end = start
-            + skills[start..]
-                .iter()
-                .position(|s| s.namespace != name)
-                .unwrap_or(skills.len() - start);
-        let description = descriptions.remove(name);
-        namespaces.push(namespace_of(name, &skills[start..end], skills, description));
-        start = end;
-    }
-    namespaces
-}
-
-/// Descriptions from plugin manifests and README/index files by namespace
-/// name; the first root's wins, then a manifest over a README, then the
-/// first by path.
-pub(crate) fn namespace_descriptions(
-    files: &[&scan::FoundNamespaceFile],
-) -> HashMap<String, String> {
-    let mut files: Vec<&scan::FoundNamespaceFile> = files.to_vec();
-    files.sort_by(|a, b| (a.root, !a.plugin, &a.path).cmp(&(b.root, !b.plugin, &b.path)));
-    let mut descriptions: HashMap<String, String> = HashMap::new();
-    for file in files {
-        if let Some(description) = &file.description {
-            descriptions
-                .entry(file.describes.clone())
-                .or_insert_with(|| description.clone());
-        }
-    }
-    descriptions
-}
-
-/// One namespace: `members` are its skills in directory order, `skills` the
-/// whole catalog in directory order (to find a skill the namespace is nested
-/// in), `description` from its README if it has one.
-pub(crate) fn namespace_of(
-    name: &str,
-    members: &[Arc<Skill>],
-    skills: &[Arc<Skill>],
-    description: Option<String>,
-) -> Namespace {
-    // A namespace that is itself a skill folder (nested skills) says so.
-    let parent_skill = || -> Option<&str> {
-        let (parent, folder) = name.rsplit_once('/').unwrap_or(("", name));
-        members_of(skills, parent).iter().find_map(|s| {
-            s.dir()
-                .file_name()
-                .is_some_and(|f| f == std::ffi::OsStr::new(folder))
-                .then_some(s.name.as_str())
-        })
-    };
-    let description = description.unwrap_or_else(|| match parent_skill() {
-        Some(parent) => format!("Skills nested inside the {parent} skill."),
-        None if members.first().is_some_and(|s| s.plugin) => {
-            format!("Skills of the {name} plugin.")
-        }
-        None => Namespace::default_description(name),
-    });
-    Namespace {
-        name: name.to_string(),
-        description,
-        // Members are in directory order, which is id order within a namespace.
-        skills: members.iter().map(|s| s.id.clone()).collect(),
-    }
-}
-
-/// The skills of namespace `name` in `skills` (directory order).
-pub(crate) fn members_of<'a>(skills: &'a [Arc<Skill>], name: &str) -> &'a [Arc<Skill>] {
-    let start = skills.partition_point(|s| s.namespace.as_str() < name);
-    let end = start + skills[start..].partition_point(|s| s.namespace.as_str() == name);
-    &skills[start..end]
-}
-
 /// How a build went, for `-v` output and benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BuildStats {
@@ -571,6 +505,8 @@ pub struct Catalog {
     /// ones included (a rebuild or `enabling` starts from these).
     all_skills: Vec<Arc<Skill>>,
     all_namespaces: Vec<Namespace>,
+    /// MCP tool servers and their files (see `tools.rs`).
+    tools: Arc<tools::ToolPart>,
 }
 
 impl Catalog {
@@ -601,6 +537,7 @@ impl Catalog {
             disabled_real: std::sync::OnceLock::new(),
             all_skills: Vec::new(),
             all_namespaces: Vec::new(),
+            tools: Arc::default(),
         }
     }
 
@@ -700,6 +637,7 @@ impl Catalog {
             self.diagnostics.clone(),
             self.stale.clone(),
         )
+        .with_tools(self.tools.clone())
         .with_disabled(&still);
         catalog.stats = self.stats;
         catalog

@@ -1,5 +1,5 @@
 //! What the commands share: the dispatch to each command's file (render,
-//! lint, list, show, read, grep, serve, tools, search, watch), the one
+//! lint, list, show, read, grep, serve, tools, search, watch, link), the one
 //! buffered stdout writer, diagnostic lines, and the words that make a
 //! suggested command run as printed. Data goes to stdout; everything meant
 //! for the person at the terminal goes to stderr.
@@ -26,6 +26,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(args) => super::tools::tools_command(cli, args),
         Command::Search(args) => super::search::search_command(cli, args),
         Command::Watch(args) => super::watch::watch_command(cli, args),
+        Command::Link(args) => super::link::link_command(cli, args),
     }
 }
 

@@ -25,15 +25,13 @@ fn code_filter(given: &[String], flag: &str) -> anyhow::Result<Vec<Code>> {
             continue;
         }
         let matched: Vec<Code> = match text.strip_suffix('*') {
-            Some(prefix) => Code::ALL
-                .iter()
-                .copied()
+            Some(prefix) => Code::every()
                 .filter(|c| c.as_str().starts_with(prefix))
                 .collect(),
             None => Code::parse(text).into_iter().collect(),
         };
         if matched.is_empty() {
-            let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+            let known: Vec<&str> = Code::every().map(|c| c.as_str()).collect();
             anyhow::bail!(
                 "{flag} `{text}` names no diagnostic code — use one of: {}",
                 known.join(", ")
@@ -64,9 +62,6 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
     });
     let builder = builder(&cli.global, profile)?.check_bodies(true);
     let catalog = build(&cli.global, &builder)?;
-    // Tool catalogs (`mcp-tools.json`) under the roots: reported after the
-    // skills, only when there are some.
-    let tools = super::tools_lint::lint_tool_catalogs(builder.roots(), cli.global.max_depth);
     let all = catalog.diagnostics();
     let kept: Vec<&Diagnostic> = all
         .iter()
@@ -107,8 +102,8 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                 "filtered_out": filtered_out,
             }
         });
-        if !tools.catalogs.is_empty() {
-            value["tool_catalogs"] = tools.json();
+        if let Some(tools) = super::tools_lint::json(&catalog, &kept) {
+            value["tool_catalogs"] = tools;
         }
         write_json(&value)?;
     } else {
@@ -117,7 +112,6 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
         for d in &kept[..shown] {
             writeln!(out, "{}", diagnostic_line(d, &style))?;
         }
-        tools.write_text(&mut out, &style)?;
         out.flush()?;
         if !cli.global.quiet {
             let style = Style::stderr(cli.global.color);
@@ -147,7 +141,7 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                     .collect();
                 say!("by code: {}", listed.join(", "));
             }
-            let verdict = if counts.errors + tools.errors() > 0 {
+            let verdict = if counts.errors > 0 {
                 style.red("failed")
             } else {
                 style.green("ok")
@@ -158,18 +152,18 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
                 String::new()
             };
             say!(
-                "skilldex lint ({}): {} — {} loaded, {}, {}, {}{left_out}{}",
+                "skilldex lint ({}): {} — {} loaded{}, {}, {}, {}{left_out}",
                 profile.as_str(),
                 verdict,
                 plural(catalog.skills().len(), "skill", "skills"),
+                super::tools_lint::loaded_tail(&catalog),
                 plural(counts.errors, "error", "errors"),
                 plural(counts.warnings, "warning", "warnings"),
                 plural(counts.infos, "note", "notes"),
-                tools.summary(),
             );
         }
     }
-    Ok(if counts.errors + tools.errors() > 0 {
+    Ok(if counts.errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

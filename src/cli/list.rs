@@ -33,7 +33,14 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
     tokens::warm_up();
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let filter = args.namespace.as_deref().unwrap_or("");
+    let servers: Vec<&skilldex::toolcat::ToolNamespace> = catalog
+        .tool_servers()
+        .iter()
+        .map(|s| &**s)
+        .filter(|s| in_namespace(&s.name, filter))
+        .collect();
     if !filter.is_empty()
+        && servers.is_empty()
         && !catalog
             .namespaces()
             .iter()
@@ -43,6 +50,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
             .namespaces()
             .iter()
             .map(|n| n.display_name())
+            .chain(catalog.tool_servers().iter().map(|s| s.name.as_str()))
             .collect();
         say!(
             "skilldex: no namespace `{filter}` — the namespaces are: {}",
@@ -62,6 +70,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
             .iter()
             .map(|s| {
                 serde_json::json!({
+                    "kind": "skill",
                     "id": s.id,
                     "name": s.name,
                     "namespace": s.namespace,
@@ -77,10 +86,25 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
             .iter()
             .filter(|n| in_namespace(&n.name, filter))
             .collect();
+        let tools: Vec<serde_json::Value> = servers
+            .iter()
+            .flat_map(|server| {
+                server
+                    .tools
+                    .iter()
+                    .map(|tool| skilldex::toolcat::tool_json(server, tool, false))
+            })
+            .collect();
+        let server_entries: Vec<serde_json::Value> = servers
+            .iter()
+            .map(|server| skilldex::toolcat::server_json(server, false))
+            .collect();
         write_json(&serde_json::json!({
             "revision": catalog.revision(),
             "skills": entries,
             "namespaces": namespaces,
+            "tools": tools,
+            "servers": server_entries,
             "diagnostics": {
                 "errors": counts.errors,
                 "warnings": counts.warnings,
@@ -97,9 +121,19 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
         .iter()
         .filter(|n| in_namespace(&n.name, filter))
         .count();
+    let tool_count: usize = servers.iter().map(|s| s.tools.len()).sum();
+    let tools_part = if servers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " · {} on {}",
+            plural(tool_count, "tool", "tools"),
+            plural(servers.len(), "MCP server", "MCP servers")
+        )
+    };
     writeln!(
         out,
-        "{} in {} · directory ≈ {} tokens",
+        "{} in {} · directory ≈ {} tokens{tools_part}",
         style.bold(&plural(skills.len(), "skill", "skills")),
         plural(namespace_count, "namespace", "namespaces"),
         thousands(total_tokens)
@@ -187,6 +221,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
             )?;
         }
     }
+    write_servers(&mut out, &style, &servers)?;
     out.flush()?;
     // The state of the catalog is a note, not part of the tree: stderr.
     if !cli.global.quiet {
@@ -202,4 +237,50 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The MCP tool servers after the skills: a line per server (its
+/// description and tool count), then a line per tool.
+fn write_servers(
+    out: &mut impl Write,
+    style: &Style,
+    servers: &[&skilldex::toolcat::ToolNamespace],
+) -> std::io::Result<()> {
+    let printable = skilldex::model::printable;
+    for server in servers {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}  {}",
+            style.bold(&format!("{}/", printable(&server.name))),
+            style.dim(&format!(
+                "{} (MCP server, {})",
+                render::shorten(&printable(&server.description), 70).0,
+                plural(server.tools.len(), "tool", "tools")
+            ))
+        )?;
+        let width = server
+            .tools
+            .iter()
+            .map(|t| super::style::text_width(&t.name))
+            .max()
+            .unwrap_or(0)
+            .min(40);
+        for (i, tool) in server.tools.iter().enumerate() {
+            let branch = if i + 1 == server.tools.len() {
+                "└─"
+            } else {
+                "├─"
+            };
+            let pad = width.saturating_sub(super::style::text_width(&tool.name));
+            writeln!(
+                out,
+                "{branch} {}{}  {}",
+                style.cyan(&printable(&tool.name)),
+                " ".repeat(pad),
+                super::style::fit_width(&tool.description, 62).trim_end()
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -20,6 +20,7 @@ macro_rules! say {
 
 mod commands;
 mod grep;
+mod link;
 mod lint;
 mod list;
 mod read;
@@ -30,6 +31,7 @@ mod show;
 mod style;
 mod tools;
 mod tools_lint;
+mod tools_spec;
 mod tools_sync;
 mod watch;
 
@@ -113,6 +115,8 @@ enum Command {
     Search(search::SearchArgs),
     /// Follow the skill folders live: the directory, then each change as it lands.
     Watch(watch::WatchArgs),
+    /// Lay the catalog out in a host's own skills folder (flat names, links).
+    Link(link::LinkArgs),
 }
 
 #[derive(Debug, Args)]

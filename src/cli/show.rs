@@ -28,6 +28,14 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
         PathRead::NotAPath => (build(&cli.global, &builder)?, args.name.clone()),
     };
     let Some(skill) = catalog.get(&name) else {
+        // Not a skill: a tool (`server/tool`, or a tool name only one
+        // server has), or a tool server.
+        if let Some((server, tool)) = catalog.tool_entry(&name) {
+            return show_tool(cli, args, server, tool);
+        }
+        if let Some(server) = catalog.tool_server(name.trim().trim_matches('/')) {
+            return show_server(cli, args, server);
+        }
         if let Some(skill) = catalog.disabled_skill(&name) {
             say!(
                 "skilldex: skill `{}` is disabled by configuration — {}",
@@ -37,6 +45,15 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
             return Ok(ExitCode::from(1));
         }
         let error = query::read::unknown_name(&catalog, &name);
+        let tools = catalog.similar_tools(&name, 3);
+        if !tools.is_empty() && catalog.similar(&name, 1).is_empty() {
+            say!(
+                "skilldex: no skill or tool `{}` — did you mean the tool {}?",
+                skilldex::model::printable(&name),
+                tools.join(", ")
+            );
+            return Ok(ExitCode::from(1));
+        }
         say!("skilldex: {error}");
         if matches!(error, query::ReadError::ParentInName { .. }) {
             return Ok(ExitCode::from(2));
@@ -186,4 +203,99 @@ fn human_bytes(bytes: u64) -> String {
     } else {
         format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
     }
+}
+
+/// `show server/tool`: the tool's entry and its sanitised input schema.
+fn show_tool(
+    cli: &Cli,
+    args: &ShowArgs,
+    server: &skilldex::toolcat::ToolNamespace,
+    tool: &skilldex::toolcat::CatalogTool,
+) -> anyhow::Result<ExitCode> {
+    if args.json {
+        write_json(&skilldex::toolcat::tool_json(server, tool, true))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::stdout(cli.global.color);
+    let mut out = stdout();
+    let printable = skilldex::model::printable;
+    writeln!(out, "{}", style.bold(&printable(&tool.id)))?;
+    writeln!(out, "  {}", printable(&tool.description))?;
+    writeln!(out)?;
+    let mut field = |key: &str, value: &str| writeln!(out, "{:<15}{}", format!("{key}:"), value);
+    field("kind", "tool (MCP)")?;
+    field("server", &printable(&server.name))?;
+    if let Some(title) = &tool.title {
+        field("title", &printable(title))?;
+    }
+    field(
+        "path",
+        &format!(
+            "{}:{}:{}",
+            printable(&server.path.to_string_lossy()),
+            tool.line,
+            tool.column
+        ),
+    )?;
+    if let Some(annotations) = &tool.annotations {
+        field("annotations", &annotations.to_string())?;
+    }
+    writeln!(out, "\n{}", style.bold("Input schema"))?;
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(&tool.input_schema).unwrap_or_default()
+    )?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `show server`: the server's description and a line per tool.
+fn show_server(
+    cli: &Cli,
+    args: &ShowArgs,
+    server: &skilldex::toolcat::ToolNamespace,
+) -> anyhow::Result<ExitCode> {
+    if args.json {
+        write_json(&skilldex::toolcat::server_json(server, true))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let style = Style::stdout(cli.global.color);
+    let mut out = stdout();
+    let printable = skilldex::model::printable;
+    writeln!(out, "{}", style.bold(&printable(&server.name)))?;
+    writeln!(out, "  {}", printable(&server.description))?;
+    writeln!(out)?;
+    let mut field = |key: &str, value: &str| writeln!(out, "{:<15}{}", format!("{key}:"), value);
+    field("kind", "MCP tool server")?;
+    if let Some(title) = &server.title {
+        field("title", &printable(title))?;
+    }
+    if let Some(version) = &server.version {
+        field("version", &printable(version))?;
+    }
+    field("path", &printable(&server.path.to_string_lossy()))?;
+    field("tools", &thousands(server.tools.len()))?;
+    if !server.tools.is_empty() {
+        writeln!(out, "\n{}", style.bold("Tools"))?;
+        let width = server
+            .tools
+            .iter()
+            .map(|t| super::style::text_width(&t.name))
+            .max()
+            .unwrap_or(0)
+            .min(40);
+        for tool in &server.tools {
+            let pad = width.saturating_sub(super::style::text_width(&tool.name));
+            writeln!(
+                out,
+                "  {}{}  {}",
+                style.cyan(&printable(&tool.name)),
+                " ".repeat(pad),
+                super::style::fit_width(&tool.description, 70).trim_end()
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

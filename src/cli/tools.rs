@@ -20,6 +20,11 @@ pub(super) struct ToolsArgs {
     /// are JSON in either shape.
     #[arg(long)]
     json: bool,
+    /// With `--format openai`: definitions for strict function calling
+    /// (`"strict": true`; every property required, optional ones nullable,
+    /// every object closed).
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,6 +32,9 @@ enum ToolsAction {
     /// Start each configured MCP server, list its tools, and write
     /// <dir>/<server>/mcp-tools.json.
     Sync(super::tools_sync::SyncArgs),
+    /// Print catalog tools' full definitions for loading (OpenAI namespace
+    /// or MCP shape), their schemas sanitised.
+    Spec(super::tools_spec::SpecArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -38,13 +46,20 @@ enum ToolsFormat {
 }
 
 pub(super) fn tools_command(cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
-    if let Some(ToolsAction::Sync(sync)) = &args.action {
-        return super::tools_sync::sync_command(cli, sync);
+    match &args.action {
+        Some(ToolsAction::Sync(sync)) => return super::tools_sync::sync_command(cli, sync),
+        Some(ToolsAction::Spec(spec)) => return super::tools_spec::spec_command(cli, spec),
+        None => {}
     }
     let definitions = skilldex::tools::definitions();
-    let value = match args.format {
-        ToolsFormat::Mcp => skilldex::tools::mcp_json(&definitions),
-        ToolsFormat::Openai => skilldex::tools::openai_json(&definitions),
+    let value = match (args.format, args.strict) {
+        (ToolsFormat::Mcp, false) => skilldex::tools::mcp_json(&definitions),
+        (ToolsFormat::Openai, false) => skilldex::tools::openai_json(&definitions),
+        (ToolsFormat::Openai, true) => skilldex::tools::openai_strict_json(&definitions)?,
+        (ToolsFormat::Mcp, true) => {
+            say!("skilldex: --strict shapes OpenAI function tools — pass it with --format openai");
+            return Ok(ExitCode::from(2));
+        }
     };
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &value)?;

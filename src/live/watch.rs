@@ -459,7 +459,9 @@ fn scope(
         return true;
     }
     let mut relevant = false;
-    if NAMESPACE_FILE_NAMES.contains(&name) {
+    // A namespace file describes its folder's skills or tool server; a
+    // tool catalog is a server.
+    if NAMESPACE_FILE_NAMES.contains(&name) || name == crate::toolcat::SNAPSHOT_FILE {
         scopes.push(file(path.to_path_buf()));
         relevant = true;
     }

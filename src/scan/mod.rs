@@ -18,15 +18,19 @@
 //! exactly as in a whole scan, but it only enters the folders that lead to
 //! them. The live catalog uses this to re-read what changed.
 
-use crate::model::{one_line, Code, Position, Skill};
-use crate::parse::{self, Fields, Finding, ParsedFile};
+use crate::model::{Code, Position, Skill};
+use crate::parse::{self, Finding};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod read;
+mod tools;
 mod walk;
+use read::{folder_name_of, read_skill_file, skill_of};
+pub use tools::{FoundToolCatalog, MAX_SNAPSHOT_BYTES};
 pub(crate) use walk::{FolderRules, RulesCache};
 
 /// Folder names never searched.
@@ -204,6 +208,9 @@ pub struct FoundNamespaceFile {
     pub plugin: bool,
     /// The `description` of its front matter, if it has one.
     pub description: Option<String>,
+    /// The `name` of its front matter, when it has a description too (a
+    /// tool server's title).
+    pub name: Option<String>,
 }
 
 /// A finding about a path.
@@ -227,6 +234,8 @@ pub struct FollowedLink {
 pub struct ScanResult {
     pub skills: Vec<FoundSkill>,
     pub namespace_files: Vec<FoundNamespaceFile>,
+    /// Tool catalogs (`mcp-tools.json`), sorted by path.
+    pub tool_catalogs: Vec<FoundToolCatalog>,
     pub findings: Vec<PathFinding>,
     /// Symlinked folders walked through, sorted by link.
     pub links: Vec<FollowedLink>,
@@ -236,6 +245,7 @@ pub struct ScanResult {
 struct Shared {
     skills: Mutex<Vec<FoundSkill>>,
     namespace_files: Mutex<Vec<FoundNamespaceFile>>,
+    tool_catalogs: Mutex<Vec<FoundToolCatalog>>,
     findings: Mutex<Vec<PathFinding>>,
     entries: AtomicUsize,
     entry_limit_hit: AtomicBool,
@@ -348,6 +358,10 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             .namespace_files
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
+        tool_catalogs: shared
+            .tool_catalogs
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
         findings: shared
             .findings
             .into_inner()
@@ -377,6 +391,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
             describes: plugin.name.clone(),
             plugin: true,
             description: Some(description.clone()),
+            name: None,
         });
     }
     if shared.entry_limit_hit.load(Ordering::Relaxed) {
@@ -412,6 +427,7 @@ pub fn scan_root(root_index: usize, root: &Path, options: &ScanOptions) -> ScanR
     // Skills are put in precedence order by the catalog; only the small
     // lists are sorted here.
     out.namespace_files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.tool_catalogs.sort_by(|a, b| a.path.cmp(&b.path));
     out.findings.sort_by(|a, b| {
         (&a.path, a.finding.position.line).cmp(&(&b.path, b.finding.position.line))
     });
@@ -621,11 +637,7 @@ fn visit(
                         upper_case_name: name == OsStr::new("SKILL.md"),
                         folder_named,
                         depth,
-                        hidden: relative.parent().is_some_and(|folder| {
-                            folder.components().any(|c| {
-                                matches!(c, std::path::Component::Normal(n) if n.as_encoded_bytes().starts_with(b"."))
-                            })
-                        }),
+                        hidden: in_hidden_folder(&relative),
                         path: path.to_path_buf(),
                         identity: found.identity,
                         through_link,
@@ -642,10 +654,22 @@ fn visit(
                 },
             ),
         }
+    } else if name == OsStr::new(crate::toolcat::SNAPSHOT_FILE) && kind == walk::Kind::File {
+        let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+        push(
+            &shared.tool_catalogs,
+            tools::read_tool_catalog(
+                root_index,
+                folder,
+                depth,
+                in_hidden_folder(&relative),
+                &entry,
+            ),
+        );
     } else if NAMESPACE_FILE_NAMES.iter().any(|n| name == OsStr::new(n)) && kind == walk::Kind::File
     {
         let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
-        let (description, finding) = namespace_description(&entry);
+        let (description, readme_name, finding) = namespace_description(&entry);
         if let Some(finding) = finding {
             push(
                 &shared.findings,
@@ -664,6 +688,7 @@ fn visit(
                 path: path.to_path_buf(),
                 plugin: false,
                 description,
+                name: readme_name,
             },
         );
     }
@@ -680,17 +705,28 @@ fn visit(
     }
 }
 
+/// Some folder of `relative` (a path inside a root) is hidden.
+fn in_hidden_folder(relative: &Path) -> bool {
+    relative.parent().is_some_and(|folder| {
+        folder.components().any(|c| {
+            matches!(c, std::path::Component::Normal(n) if n.as_encoded_bytes().starts_with(b"."))
+        })
+    })
+}
+
 /// The front-matter `description` of a README/index file, and why its
 /// front matter did not load when it is broken YAML. Only the head is
 /// read, and only files that start with `---` are parsed: most READMEs
 /// have no front matter and cost one small read.
-fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Finding>) {
+fn namespace_description(
+    entry: &walk::Entry<'_>,
+) -> (Option<String>, Option<String>, Option<Finding>) {
     let Ok(mut file) = entry.open() else {
-        return (None, None);
+        return (None, None, None);
     };
     let mut head = Vec::with_capacity(4096);
     if (&mut file).take(4096).read_to_end(&mut head).is_err() {
-        return (None, None);
+        return (None, None, None);
     }
     let start = if head.starts_with(b"\xEF\xBB\xBF") {
         3
@@ -703,14 +739,14 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
             .read_to_end(&mut head)
             .is_err()
     {
-        return (None, None);
+        return (None, None, None);
     }
     let (text, _) = parse::decode(&head);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     // A `---` rule opening a README is not front matter: only a block that
     // closes and holds YAML syntax errors is reported.
     let Ok(split) = parse::frontmatter::split(text) else {
-        return (None, None);
+        return (None, None, None);
     };
     // Only a block that sets `description` is front matter that describes
     // the namespace; another (a table, prose between two rules) is Markdown.
@@ -719,9 +755,14 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
             .is_some_and(|rest| rest.trim_start().starts_with(':'))
     });
     if !describes {
-        return (None, None);
+        return (None, None, None);
     }
     let (fields, findings) = parse::frontmatter::parse_fields(&split);
+    let name = fields
+        .as_ref()
+        .and_then(|f| f.name.as_deref())
+        .map(crate::model::one_line)
+        .filter(|n| !n.is_empty());
     let description = fields
         .and_then(|f| f.description)
         .filter(|d| !d.trim().is_empty())
@@ -739,273 +780,10 @@ fn namespace_description(entry: &walk::Entry<'_>) -> (Option<String>, Option<Fin
                 ),
             )
         });
-    (description, broken)
+    (description, name, broken)
 }
 
 pub use crate::paths::slash_path;
-
-/// The skill a parsed file describes (its id is its name until the catalog
-/// resolves clashes). Moves the fields: no copies.
-fn skill_of(
-    fields: Option<Fields>,
-    path: &Path,
-    root: usize,
-    placement: crate::plugin::Placement,
-    folder_name: String,
-    parsed: &ParsedFile,
-    facts: FileFacts,
-) -> Option<Skill> {
-    let fields = fields?;
-    let description = fields
-        .description
-        .as_deref()
-        .map(one_line)
-        .unwrap_or_default();
-    let name = fields
-        .name
-        .as_deref()
-        .map(one_line)
-        .filter(|n| !n.is_empty())
-        .unwrap_or(folder_name);
-    Some(Skill {
-        id: name.clone(),
-        name,
-        namespace: placement.namespace,
-        plugin: placement.plugin,
-        description,
-        raw_description: fields.description.unwrap_or_default(),
-        path: path.to_path_buf(),
-        root,
-        license: fields.license,
-        compatibility: fields.compatibility,
-        allowed_tools: fields.allowed_tools,
-        metadata: fields.metadata,
-        extra: fields.extra,
-        file_bytes: facts.bytes,
-        content_hash: facts.hash,
-        body_line: parsed.body_line,
-        body_offset: parsed.body_offset,
-        name_position: fields.positions.get("name").copied(),
-        description_position: fields.positions.get("description").copied(),
-        shadowed: false,
-        headings: String::new(),
-        lead: String::new(),
-    })
-}
-
-/// Size and content hash of a skill file.
-#[derive(Debug, Clone, Copy)]
-struct FileFacts {
-    bytes: u64,
-    hash: u64,
-}
-
-struct ReadSkill {
-    identity: Option<FileIdentity>,
-    facts: FileFacts,
-    parsed: ParsedFile,
-    headings: String,
-    lead: String,
-}
-
-fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some(FileIdentity {
-            device: metadata.dev(),
-            inode: metadata.ino(),
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = metadata;
-        None
-    }
-}
-
-/// The name of the folder holding `path` (made absolute when the path has
-/// no folder name, as `./SKILL.md` does).
-fn folder_name_of(path: &Path) -> String {
-    let folder = |p: &Path| {
-        p.parent()
-            .and_then(|d| d.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-    };
-    folder(path)
-        .or_else(|| std::path::absolute(path).ok().and_then(|p| folder(&p)))
-        .unwrap_or_default()
-}
-
-/// Read a skill file's header (and the whole file when it is small), parse
-/// it and run the rule checks.
-fn read_skill_file(
-    entry: &walk::Entry<'_>,
-    folder_name: &str,
-    options: &ScanOptions,
-    through_link: bool,
-) -> Result<ReadSkill, Finding> {
-    let read_error = |error: std::io::Error| {
-        Finding::new(
-            Code::ReadFailed,
-            Position::START,
-            format!("could not read the file: {error} — check its permissions"),
-        )
-    };
-    let path = entry.path;
-    let mut file = entry.open().map_err(read_error)?;
-    let metadata = file.metadata().map_err(read_error)?;
-    if !metadata.is_file() {
-        return Err(Finding::new(
-            Code::NotAFile,
-            Position::START,
-            "this is not a regular file and was not read — replace it with a Markdown file",
-        ));
-    }
-    // Checking bodies (`lint`) needs the whole file, up to the size limit.
-    let limit = if options.check_bodies && metadata.len() <= options.limits.max_file_bytes {
-        usize::MAX
-    } else {
-        HEAD_BYTES
-    };
-    let want = (metadata.len() as usize).min(limit);
-    // Read exactly the size reported (no extra probe for end-of-file: one
-    // read call for a typical skill). A file that shrank meanwhile ends early.
-    // The bytes go into the thread's buffer, reused from file to file: a
-    // fresh one each time cost page faults on every read.
-    let mut bytes = HEAD.take();
-    bytes.clear();
-    bytes.resize(want, 0);
-    let mut filled = 0;
-    while filled < want {
-        match file.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(read_error(error)),
-        }
-    }
-    bytes.truncate(filled);
-    let result = parse_skill_head(path, folder_name, options, through_link, &bytes, &metadata);
-    HEAD.set(bytes);
-    result
-}
-
-thread_local! {
-    /// The buffer a walker thread reads skill files into.
-    static HEAD: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// Parse and check the head of a skill file read by `read_skill_file`.
-fn parse_skill_head(
-    path: &Path,
-    folder_name: &str,
-    options: &ScanOptions,
-    through_link: bool,
-    bytes: &[u8],
-    metadata: &std::fs::Metadata,
-) -> Result<ReadSkill, Finding> {
-    let max_file_bytes = options.limits.max_file_bytes;
-    let size = metadata.len();
-    let partial = (bytes.len() as u64) < size;
-    let mut bytes = bytes;
-    if partial {
-        // Cut at the last complete line so a multi-byte character split by
-        // the read does not look like invalid UTF-8.
-        if let Some(newline) = bytes.iter().rposition(|&b| b == b'\n') {
-            bytes = &bytes[..=newline];
-        }
-    }
-    if let Some(visitor) = &options.visitor {
-        visitor(VisitedFile {
-            path,
-            bytes: (!partial).then_some(bytes),
-            through_link,
-            entry: None,
-        });
-    }
-    // What a reader needs to tell versions of the file apart: its bytes, or
-    // for a file read only in part, its head, size and modification time.
-    let mut hash = crate::hash::StableHasher::new();
-    hash.write(bytes);
-    if partial {
-        hash.write(&size.to_le_bytes());
-        let modified = metadata
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        hash.write(&modified.to_le_bytes());
-    }
-    let content_hash = hash.finish();
-    let (text, utf8) = parse::decode(bytes);
-    let mut parsed = parse::parse_text(&text);
-    if let Some(finding) = utf8 {
-        parsed.findings.insert(0, finding);
-    }
-    if partial {
-        // Only the head was read: a front matter that does not close in it
-        // is longer than the limit, not unclosed.
-        for finding in &mut parsed.findings {
-            if finding.code == Code::FrontmatterUnterminated {
-                *finding = Finding::new(
-                    Code::FrontmatterTooLarge,
-                    finding.position,
-                    format!(
-                        "front matter does not close within the first {} bytes; the limit is {} — keep only name, description and short fields in it and move the rest into the body",
-                        HEAD_BYTES,
-                        parse::frontmatter::MAX_FRONTMATTER_BYTES
-                    ),
-                );
-            }
-        }
-    }
-    let (headings, lead) = if parsed.fields.is_some() {
-        let body = text.get(parsed.body_offset..).unwrap_or("");
-        (
-            crate::parse::markdown::quick_headings(body),
-            crate::parse::markdown::quick_lead(body),
-        )
-    } else {
-        (String::new(), String::new())
-    };
-    let complete = (!partial).then_some(text.as_ref());
-    crate::rules::check_file(
-        path,
-        folder_name,
-        &mut parsed,
-        complete,
-        options.check_bodies,
-    );
-    if size > max_file_bytes {
-        // `read`, `show` and `grep` still open the whole file; only the scan
-        // stops at the head, and only when the file is larger than that head.
-        let scanned = if partial {
-            "when scanning, the catalog read only its head (the front matter), so the body's length and links were not checked; "
-        } else {
-            ""
-        };
-        parsed.findings.push(Finding::new(
-            Code::FileTooLarge,
-            Position::START,
-            format!(
-                "file is {} bytes; the limit is {} — {scanned}split the body into reference files next to it and link them from it (or raise --max-file-bytes)",
-                crate::rules::thousands(size as usize),
-                crate::rules::thousands(max_file_bytes as usize)
-            ),
-        ));
-    }
-    Ok(ReadSkill {
-        identity: identity_of(metadata),
-        facts: FileFacts {
-            bytes: size,
-            hash: content_hash,
-        },
-        parsed,
-        headings,
-        lead,
-    })
-}
 
 fn report_walk_error(shared: &Shared, error: ignore::Error) {
     let mut found = Vec::new();

@@ -17,10 +17,12 @@
 
 mod compact;
 mod sanitize;
+mod strict;
 
 pub use compact::{compact, MAX_SCHEMA_BYTES};
 pub use sanitize::{sanitize_with_findings, Finding, Sanitized};
 use serde_json::Value;
+pub use strict::{check_strict, strict_schema, StrictError};
 
 /// The types a schema may name.
 pub const TYPES: &[&str] = &[

@@ -14,12 +14,17 @@
 //! feature) and it does not build catalog entries, search or render them:
 //! those read a [`ToolNamespace`] and never the file.
 
+mod json;
 mod namespace;
 mod position;
 pub mod servers;
 mod snapshot;
 
-pub use namespace::{find_snapshots, finding_severity, load_namespace, CatalogTool, ToolNamespace};
+pub use json::{server_json, tool_json};
+pub use namespace::{
+    find_snapshots, finding_severity, load_namespace, load_namespace_text, CatalogTool,
+    ToolNamespace,
+};
 pub use position::Positions;
 pub use snapshot::{
     parse_snapshot, read_snapshot, snapshot_bytes, write_atomically, ServerInfo, Snapshot,

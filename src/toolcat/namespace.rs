@@ -54,21 +54,10 @@ pub struct CatalogTool {
 /// boolean schema, a cut description), `Info` when valid JSON Schema was
 /// only brought into the subset (keywords such as `format` or `minimum`
 /// dropped, `properties` added, a type inferred).
-pub fn finding_severity(code: &str) -> Severity {
-    match code {
-        "type-unknown"
-        | "ref-unresolved"
-        | "boolean-schema"
-        | "items-tuple"
-        | "required-unknown"
-        | "description-cut"
-        | "schema-compacted"
-        | "schema-not-an-object"
-        | "not-an-object-schema"
-        | "keyword-malformed"
-        | "type-union-narrowed" => Severity::Warning,
-        _ => Severity::Info,
-    }
+pub fn finding_severity(code: &'static str) -> Severity {
+    crate::model::Code::tool(code)
+        .severity(crate::model::Profile::Spec)
+        .unwrap_or(Severity::Info)
 }
 
 /// Read the snapshot at `path` as the namespace named after its folder.
@@ -79,13 +68,21 @@ pub fn load_namespace(
         path: path.to_path_buf(),
         error,
     })?;
-    let (snapshot, mut diagnostics) = super::snapshot::parse_snapshot(path, &text)?;
+    load_namespace_text(path, &text)
+}
+
+/// [`load_namespace`] on the file's text, already read.
+pub fn load_namespace_text(
+    path: &Path,
+    text: &str,
+) -> Result<(ToolNamespace, Vec<SnapshotDiagnostic>), SnapshotError> {
+    let (snapshot, mut diagnostics) = super::snapshot::parse_snapshot(path, text)?;
     let name = path
         .parent()
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "tools".to_string());
-    let mut reporter = Reporter::new(path, &text);
+    let mut reporter = Reporter::new(path, text);
     let server = snapshot.server.clone().unwrap_or_default();
     let nonempty = |s: &Option<String>| {
         s.as_deref()

@@ -77,6 +77,28 @@ impl std::fmt::Display for SnapshotDiagnostic {
     }
 }
 
+impl SnapshotDiagnostic {
+    /// The catalog's diagnostic for this finding: its code a
+    /// [`crate::model::Code::Tool`], the tool (when it is in one) leading
+    /// the message.
+    pub fn to_diagnostic(&self) -> crate::model::Diagnostic {
+        let message = match &self.tool {
+            Some(tool) => format!("{}: {}", crate::model::printable(tool), self.message),
+            None => self.message.clone(),
+        };
+        crate::model::Diagnostic {
+            path: self.path.clone(),
+            line: self.line,
+            column: self.column,
+            severity: self.severity,
+            // A skill code (`name-shadowed`) when it is one.
+            code: crate::model::Code::parse(self.code)
+                .unwrap_or(crate::model::Code::tool(self.code)),
+            message,
+        }
+    }
+}
+
 /// Why a snapshot could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
@@ -178,9 +200,10 @@ pub fn parse_snapshot(
             if let Some(cut) = message.find(" at line ") {
                 message.truncate(cut);
             }
+            // At the end of the text serde_json says column 0; ours are 1-based.
             invalid(
-                error.line(),
-                error.column(),
+                error.line().max(1),
+                error.column().max(1),
                 format!(
                     "not valid JSON: {message} — fix the file, or run `skilldex tools sync` to write it again"
                 ),

@@ -7,10 +7,13 @@ mod budget;
 mod catalog;
 mod config;
 mod disclosure;
+#[cfg(feature = "mcp")]
+mod gateway;
 mod grep;
 #[cfg(unix)]
 mod hardening;
 mod layouts;
+mod link;
 mod live;
 #[cfg(feature = "mcp")]
 mod mcp;
@@ -19,6 +22,8 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+mod tools_catalog;
+mod tools_e2e;
 mod tools_lint;
 #[cfg(feature = "mcp")]
 mod tools_sync;

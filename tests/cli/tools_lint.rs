@@ -22,14 +22,16 @@ fn lint_reports_every_repair_with_file_tool_and_pointer() {
         assert!(lines.iter().any(|l| l.starts_with(expected)), "{expected}\n{}", run.stdout);
     }
     assert!(
-        run.stderr.contains(
-            "1 skill loaded, 0 errors, 0 warnings, 0 notes; 1 tool catalog (6 tools): 1 error,"
-        ),
+        run.stderr
+            .contains("1 skill loaded, 1 tool catalog (6 tools), 1 error,"),
         "{run:?}"
     );
     let json = run_in(&root, &["lint", "--root", ".", "--json"]).json();
     assert_eq!(json["summary"]["skills"], 1);
-    assert_eq!(json["summary"]["errors"], 0, "skills are counted as before");
+    assert_eq!(
+        json["summary"]["errors"], 1,
+        "tool findings are counted with the skills'"
+    );
     let tools = &json["tool_catalogs"];
     assert_eq!(tools["summary"]["tools"], 6);
     let refused = tools["diagnostics"]
@@ -92,7 +94,45 @@ fn a_broken_snapshot_is_one_error_at_its_place_and_skills_lint_as_before() {
             .count()
     );
     assert!(
-        run.stderr.contains("2 tool catalogs (1 tool): 2 errors"),
+        run.stderr.contains("2 tool catalogs (1 tool), 2 errors"),
         "{run:?}"
     );
+}
+
+#[test]
+fn lint_filters_apply_to_tool_findings() {
+    let (_keep, root) = copy_fixture("tool-catalogs");
+    // Leaving the refused schema's code out leaves no error.
+    let allowed = run_in(
+        &root,
+        &["lint", "--root", ".", "--allow", "input-schema-refused"],
+    );
+    assert_eq!(allowed.code, 0, "{allowed:?}");
+    assert!(
+        !allowed.stdout.contains("input-schema-refused"),
+        "{allowed:?}"
+    );
+    // `--code` keeps only the named codes, families included.
+    let only = run_in(&root, &["lint", "--root", ".", "--code", "type-*"]);
+    assert!(!only.stdout.is_empty(), "{only:?}");
+    assert!(
+        only.stdout
+            .lines()
+            .all(|l| l.contains("info[type-") || l.contains("warning[type-")),
+        "{only:?}"
+    );
+    // `--severity error` keeps the refused schema only.
+    let errors = run_in(
+        &root,
+        &["lint", "--root", ".", "--severity", "error", "--json"],
+    )
+    .json();
+    let found = errors["tool_catalogs"]["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{errors:#}");
+    assert_eq!(found[0]["code"], "input-schema-refused");
+    assert_eq!(found[0]["pointer"], "/tools/2/inputSchema");
+    // An unknown code is a usage error that lists the tool codes too.
+    let unknown = run_in(&root, &["lint", "--root", ".", "--code", "no-such-code"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(unknown.stderr.contains("type-renamed"), "{unknown:?}");
 }

@@ -217,6 +217,54 @@ async def main(args: argparse.Namespace) -> None:
         result = await client.call_tool("grep_skills", {"pattern": "e", "max_results": 5})
         check(not result.is_error and "stopped at 5" in text_of(result), "grep_skills caps and says so", text_of(result)[:200])
 
+        # --- what hosts send and expect (issue 20 §4)
+        check(len(instructions.encode("utf-16-le")) // 2 <= 2048, "instructions fit in 2,048 characters",
+              len(instructions))
+        lead = instructions.split("\n\n")[0]
+        check(len(lead) <= 247 and "search_skills" in lead and "read_skill" in lead,
+              "the first 247 characters say how to use the tools", lead)
+        # Gemini CLI adds wait_for_previous to every call.
+        result = await client.call_tool("search_skills", {"query": "clean a messy csv export", "wait_for_previous": True})
+        check(not result.is_error and "csv-cleanup" in text_of(result), "an argument a host adds is ignored",
+              text_of(result)[:200])
+        result = await client.call_tool("read_skill", {"name": "csv-cleanup", "sectoin": "x"})
+        notes = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+        check(not result.is_error and "did you mean `section`" in notes, "a misspelt argument is ignored and named",
+              notes[-300:])
+        # OpenAI strict mode: every argument present, optional ones null.
+        strict_calls = [
+            ("search_skills", {"query": "clean a messy csv export", "limit": None}),
+            ("read_skill", {"name": "csv-cleanup", "path": None, "section": None, "start_line": None,
+                            "end_line": None, "max_tokens": None}),
+            ("grep_skills", {"pattern": "delimiter", "skill": None, "namespace": None, "fixed_strings": None,
+                             "ignore_case": None, "max_results": None}),
+        ]
+        for name, arguments in strict_calls:
+            result = await client.call_tool(name, arguments)
+            check(not result.is_error, f"{name} called the strict way (nulls) works", text_of(result)[:200])
+        # Prompts: one per skill, the instructions as a user message.
+        check(client.server_capabilities.prompts is not None, "prompts capability declared")
+        prompts = (await client.list_prompts()).prompts
+        names = {p.name for p in prompts}
+        check("csv-cleanup" in names and "git-bisect" in names and "secret-recipes" not in names,
+              "every enabled skill is a prompt", sorted(names)[:20])
+        prompt = await client.get_prompt("git-bisect")
+        message = prompt.messages[0] if prompt.messages else None
+        check(message is not None and message.role == "user" and isinstance(message.content, types.TextContent)
+              and "# Git bisect" in message.content.text, "prompts/get gives the skill's instructions",
+              str(prompt)[:300])
+        # The discovery index beside the skills.
+        index_read = (await client.read_resource("skill://index.json")).contents[0]
+        index = json.loads(index_read.text) if isinstance(index_read, types.TextResourceContents) else {}
+        entries = {e["name"]: e for e in index.get("skills", [])}
+        check(index.get("$schema") == "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+              and entries.get("csv-cleanup", {}).get("type") == "skill-md"
+              and entries.get("csv-cleanup", {}).get("url") == "skill://data/csv-cleanup/SKILL.md",
+              "skill://index.json is the discovery document", str(index)[:300])
+        skill_file = (await client.read_resource("skill://data/csv-cleanup/SKILL.md")).contents[0]
+        digest = "sha256:" + hashlib.sha256(skill_file.text.encode()).hexdigest()
+        check(entries.get("csv-cleanup", {}).get("digest") == digest, "index digests match the files")
+
         # --- request_skill_enable
         result = await client.call_tool("request_skill_enable", {"name": "secret-recipes", "suggest_reason": "  "})
         check(result.is_error and "suggest_reason" in text_of(result), "an empty suggest_reason is refused")

@@ -125,8 +125,11 @@ def main() -> None:
         ("grep_skills", {"pattern": ["a"]}), ("grep_skills", {"pattern": "a", "max_results": "3"}),
         ("search_skills", {"query": None}), ("search_skills", {"query": "x", "limit": 1.5}),
         ("request_skill_enable", {"name": "x"}), ("read_skill", "not an object"),
-        ("search_skills", {"query": "x", "extra": True}), ("no_such_tool", {})]):
+        ("search_skills", {"query": None}), ("no_such_tool", {})]):
         server.send(call(f"t{i}", name, arguments)); ids.append(f"t{i}")
+    # Arguments a host adds for itself are ignored, not refused.
+    server.send(call("extra", "search_skills", {"query": "x", "extra": True, "wait_for_previous": True}))
+    ids.append("extra")
     # 10 MB strings.
     big = "a" * TEN_MB
     for i, (name, arguments) in enumerate([
@@ -189,6 +192,8 @@ def main() -> None:
         answer = server.answers.get(id_, {})
         if "error" not in answer:
             failures.append(f"{id_}: expected a JSON-RPC error, got {str(answer)[:200]}")
+    if "result" not in server.answers.get("extra", {}):
+        failures.append(f"extra: unknown arguments should be ignored, got {str(server.answers.get('extra'))[:200]}")
     for id_ in [f"big{i}" for i in range(4)]:
         result = server.answers.get(id_, {}).get("result", {})
         if not result.get("isError"):

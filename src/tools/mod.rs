@@ -12,9 +12,15 @@
 //! outside the skill) is a `ToolAnswer` with `is_error`, worded for the
 //! model to act on.
 
+mod grep;
+mod read;
+mod search;
+
+pub use grep::grep_skills;
+pub use read::read_skill;
+pub use search::search_skills;
+
 use crate::catalog::Catalog;
-use crate::query::{self, GrepError, ReadError};
-use crate::text::plural;
 use serde_json::{json, Map, Value};
 
 pub const SEARCH_SKILLS: &str = "search_skills";
@@ -148,6 +154,26 @@ pub fn openai_json(definitions: &[ToolDefinition]) -> Value {
     )
 }
 
+/// The definitions as OpenAI function tools for strict function calling
+/// (`"strict": true`): every property required, optional ones nullable,
+/// every object closed (`schema::strict_schema`). The tools read `null` as
+/// "not given", so a strict call means what it would without its nulls.
+pub fn openai_strict_json(
+    definitions: &[ToolDefinition],
+) -> Result<Value, crate::schema::StrictError> {
+    let mut tools = Vec::with_capacity(definitions.len());
+    for d in definitions {
+        tools.push(json!({
+            "type": "function",
+            "name": d.name,
+            "description": d.description,
+            "parameters": crate::schema::strict_schema(&d.input_schema)?,
+            "strict": true,
+        }));
+    }
+    Ok(Value::Array(tools))
+}
+
 /// A request that does not fit the tool's schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArgumentError {
@@ -162,12 +188,56 @@ pub enum ArgumentError {
         expected: &'static str,
         found: String,
     },
-    #[error("{tool}: unknown argument `{argument}` — the arguments are {known}")]
-    Unknown {
-        tool: String,
-        argument: String,
-        known: String,
-    },
+}
+
+/// The argument names `tool`'s schema declares, in schema order; `None`
+/// for a tool that does not exist.
+fn known_arguments(tool: &str) -> Option<Vec<String>> {
+    let definition = definitions().into_iter().find(|d| d.name == tool)?;
+    Some(
+        definition.input_schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default(),
+    )
+}
+
+/// A sentence for the model about the arguments of a call that `tool` does
+/// not know and ignored, when that matters: only an argument that looks
+/// like a misspelling of a known one (`sectoin`, `startLine`) is named, with
+/// the one it most likely meant. Arguments a host adds for itself
+/// (`wait_for_previous`) pass without a word.
+pub fn ignored_note(tool: &str, map: &Map<String, Value>) -> Option<String> {
+    let known = known_arguments(tool)?;
+    let folded = |name: &str| -> String {
+        name.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut notes = Vec::new();
+    for argument in map.keys().filter(|k| !known.contains(k)) {
+        let key = folded(argument);
+        // The closest known name, if it is close: the same letters but for
+        // case and separators, or at most one edit in three letters (two at most).
+        let meant = known
+            .iter()
+            .map(|name| (crate::text::edit_distance(&key, &folded(name)), name))
+            .filter(|(distance, name)| *distance <= (name.chars().count() / 3).clamp(1, 2))
+            .min_by_key(|(distance, name)| (*distance, name.len()))
+            .map(|(_, name)| name);
+        if let Some(meant) = meant {
+            let shown: String = argument.chars().take(64).collect();
+            notes.push(format!("ignored `{shown}`; did you mean `{meant}`?"));
+        }
+    }
+    (!notes.is_empty()).then(|| {
+        format!(
+            "note: {} — the arguments of {tool} are {}",
+            notes.join("; "),
+            known.join(", ")
+        )
+    })
 }
 
 /// The answer to a tool call: text for the model, and whether it reports a
@@ -201,23 +271,13 @@ pub struct Arguments<'a> {
 }
 
 impl<'a> Arguments<'a> {
-    /// Check that every argument is one the tool's schema names.
+    /// The arguments of a call to `tool`. Arguments the tool's schema does
+    /// not name are accepted and ignored: hosts add their own (Gemini CLI
+    /// sends `wait_for_previous: true` with every call), and refusing them
+    /// would fail every call of such a host. `ignored_note` tells the
+    /// model when one of them looks like a misspelt argument.
     pub fn new(tool: &'a str, map: &'a Map<String, Value>) -> Result<Self, ArgumentError> {
-        let definition = definitions()
-            .into_iter()
-            .find(|d| d.name == tool)
-            .ok_or_else(|| ArgumentError::UnknownTool(tool.to_string()))?;
-        let known = definition.input_schema["properties"]
-            .as_object()
-            .map(|p| p.keys().cloned().collect::<Vec<_>>())
-            .unwrap_or_default();
-        if let Some(unknown) = map.keys().find(|k| !known.contains(k)) {
-            return Err(ArgumentError::Unknown {
-                tool: tool.to_string(),
-                argument: unknown.clone(),
-                known: known.join(", "),
-            });
-        }
+        known_arguments(tool).ok_or_else(|| ArgumentError::UnknownTool(tool.to_string()))?;
         Ok(Arguments { tool, map })
     }
 
@@ -312,435 +372,6 @@ fn too_long(argument: &str, text: &str) -> Option<ToolAnswer> {
     })
 }
 
-/// Answer `search_skills`. `uri_of` adds each hit's resource URI when the
-/// caller serves one.
-pub fn search_skills(
-    searchable: &crate::search::Searchable,
-    arguments: &Arguments<'_>,
-    uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
-    everything: Option<&crate::search::Searchable>,
-) -> Result<ToolAnswer, ArgumentError> {
-    let catalog = searchable.catalog();
-    let query = arguments.required_string("query")?;
-    let limit = arguments.whole_number("limit")?;
-    if let Some(answer) = too_long("query", query) {
-        return Ok(answer);
-    }
-    if query.trim().is_empty() {
-        return Ok(ToolAnswer::error(
-            "`query` is empty — describe the task in a few words",
-        ));
-    }
-    let advice = format!("leave it out for the default ({SEARCH_DEFAULT_LIMIT})");
-    let limit = match at_least_one("limit", limit, &advice) {
-        Ok(limit) => limit,
-        Err(answer) => return Ok(answer),
-    };
-    let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
-    let results = searchable.search(query, &crate::search::SearchOptions { limit });
-    let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
-    if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
-        for (hit, found) in hits.iter_mut().zip(&results.hits) {
-            if let Some(uri) = uri_of(&catalog.skills()[found.index]) {
-                hit["uri"] = uri.into();
-            }
-        }
-    }
-    // Disabled skills that match are named apart, never as results: a
-    // model cannot read them, but can ask the user to enable one.
-    let disabled = everything
-        .map(|everything| disabled_matches(catalog, everything, query, limit))
-        .unwrap_or_default();
-    if !disabled.is_empty() {
-        if let Some(terms) = value
-            .get_mut("unmatched_terms")
-            .and_then(Value::as_array_mut)
-        {
-            terms.retain(|t| {
-                t.as_str()
-                    .is_none_or(|t| catalog.disabled_skill(t).is_none())
-            });
-        }
-        value["disabled_matches"] = json!(disabled
-            .iter()
-            .map(|s| json!({"name": s.name, "id": s.id, "namespace": s.namespace, "description": s.description}))
-            .collect::<Vec<_>>());
-        value["disabled_note"] = json!(
-            "disabled_matches are disabled by configuration: they cannot be read or grepped. If one is clearly what the task needs, call request_skill_enable with its id and a suggest_reason; the user decides."
-        );
-    }
-    // The same words as the CLI's text answer.
-    if let Some(advice) = crate::search::advice(&results) {
-        value["advice"] = json!(advice);
-    }
-    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    Ok(ToolAnswer::ok(text))
-}
-
-/// The disabled skills of `catalog` that the same search finds among the
-/// best `limit` of `everything` (the catalog with them enabled).
-fn disabled_matches<'a>(
-    catalog: &Catalog,
-    everything: &'a crate::search::Searchable,
-    query: &str,
-    limit: usize,
-) -> Vec<&'a crate::model::Skill> {
-    let wider = everything.search(query, &crate::search::SearchOptions { limit });
-    if wider.no_match && crate::search::select_list(query).is_none() {
-        return Vec::new();
-    }
-    wider
-        .hits
-        .iter()
-        .map(|hit| everything.catalog().skills()[hit.index].as_ref())
-        .filter(|skill| {
-            catalog
-                .disabled_skills()
-                .iter()
-                .any(|d| d.path == skill.path)
-        })
-        .collect()
-}
-
-/// The skill and file a `skill://` URI passed as `read_skill`'s `name`
-/// stands for, as (skill id, path inside it; empty for SKILL.md).
-fn skill_of_uri(
-    catalog: &Catalog,
-    uri: &str,
-    locate: &dyn Fn(&str) -> Option<(usize, String)>,
-) -> Result<(String, String), ToolAnswer> {
-    match locate(uri) {
-        Some((index, relative)) => {
-            let relative = if relative == "SKILL.md" {
-                String::new()
-            } else {
-                relative
-            };
-            Ok((catalog.skills()[index].id.clone(), relative))
-        }
-        None => Err(ToolAnswer::error(format!(
-            "`{uri}` is not the URI of a skill this server serves — pass the skill's name as the directory or search_skills shows it (or the `uri` of a search_skills hit as it was given)"
-        ))),
-    }
-}
-
-/// Answer `read_skill`. `locate` maps a `skill://` URI to the skill (an
-/// index into `catalog.skills()`) and the file inside it.
-pub fn read_skill(
-    catalog: &Catalog,
-    arguments: &Arguments<'_>,
-    locate: &dyn Fn(&str) -> Option<(usize, String)>,
-) -> Result<ToolAnswer, ArgumentError> {
-    let name = arguments.required_string("name")?;
-    let mut path = arguments.string("path")?;
-    let section = arguments.string("section")?;
-    let start = arguments.whole_number("start_line")?;
-    let end = arguments.whole_number("end_line")?;
-    let max_tokens = arguments.whole_number("max_tokens")?;
-    for (argument, value) in [("name", Some(name)), ("path", path), ("section", section)] {
-        if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
-            return Ok(answer);
-        }
-    }
-    if query::read::is_blank_target(name) {
-        return Ok(ToolAnswer::error(
-            "`name` is empty — pass a skill name from the directory or from search_skills",
-        ));
-    }
-    // A skill:// URI (search_skills hands them out) names the skill, and
-    // maybe one of its files.
-    let owned;
-    let name = if name.trim().starts_with("skill://") {
-        let (id, file) = match skill_of_uri(catalog, name.trim(), locate) {
-            Ok(found) => found,
-            Err(answer) => return Ok(answer),
-        };
-        if !file.is_empty() {
-            if path.is_some_and(|p| !p.trim().is_empty()) {
-                return Ok(ToolAnswer::error(format!(
-                    "`name` is the URI of the file `{file}` of skill `{id}` and `path` names another — pass the file in one of them"
-                )));
-            }
-            owned = file;
-            path = Some(owned.as_str());
-        }
-        id
-    } else {
-        name.to_string()
-    };
-    let name = name.as_str();
-    if section.is_some() && (start.is_some() || end.is_some()) {
-        return Ok(ToolAnswer::error(
-            "pass either `section` or `start_line`/`end_line`, not both",
-        ));
-    }
-    let lines_from_one = |argument: &str, value: Option<i64>| {
-        at_least_one(argument, value, "line numbers start at 1")
-    };
-    let (start, end) = match (
-        lines_from_one("start_line", start),
-        lines_from_one("end_line", end),
-    ) {
-        (Ok(start), Ok(end)) => (start, end),
-        (Err(answer), _) | (_, Err(answer)) => return Ok(answer),
-    };
-    let max_tokens = match at_least_one(
-        "max_tokens",
-        max_tokens,
-        "leave it out for the default (5,000)",
-    ) {
-        Ok(max_tokens) => max_tokens.map_or(0, |n| n.min(READ_MAX_TOKENS)),
-        Err(answer) => return Ok(answer),
-    };
-    if let (Some(a), Some(b)) = (start, end) {
-        if a > b {
-            return Ok(ToolAnswer::error(format!(
-                "start_line {a} is after end_line {b}"
-            )));
-        }
-    }
-    let path = match path.map(|p| p.trim()).filter(|p| !p.is_empty()) {
-        Some(path) => {
-            if path.starts_with('/') || path.contains('\\') && path.contains(':') {
-                return Ok(ToolAnswer::error(format!(
-                    "`{path}` is an absolute path; `path` is relative to the skill folder (for example `references/forms.md`)"
-                )));
-            }
-            path.to_string()
-        }
-        None => String::new(),
-    };
-    let lines = (start.is_some() || end.is_some()).then_some(query::LineRange { start, end });
-    let request = query::ReadRequest {
-        target: name.to_string(),
-        path: Some(path),
-        raw: false,
-        section: section.map(str::to_string),
-        lines,
-        max_tokens,
-    };
-    let result = match query::read(catalog, &request) {
-        Ok(result) => result,
-        Err(error) => return Ok(ToolAnswer::error(read_error_text(&error))),
-    };
-    let mut text = String::with_capacity(result.content.len() + 256);
-    text.push_str(&format!("skill {} — {}", result.skill, result.path));
-    if result.start_line > result.end_line {
-        text.push_str(" (nothing to show: the file ends here)\n");
-    } else {
-        text.push_str(&format!(
-            ", lines {}–{} of {}\n",
-            result.start_line, result.end_line, result.total_lines
-        ));
-    }
-    if result.path == "SKILL.md" {
-        if let Some(files) = result.files_line(40) {
-            text.push_str(&format!("files: {files} — read one with `path`\n"));
-        }
-    }
-    if let Some(note) = &result.note {
-        // A long line cut by the cap: more of it fits in a larger one.
-        let more = if note.contains("bytes are shown") && max_tokens < READ_MAX_TOKENS {
-            " — pass a larger max_tokens (up to 50,000) to see more of it"
-        } else {
-            ""
-        };
-        text.push_str(&format!("note: {note}{more}\n"));
-    }
-    text.push('\n');
-    text.push_str(&result.content);
-    if !result.content.ends_with('\n') && !result.content.is_empty() {
-        text.push('\n');
-    }
-    if let Some(next) = &result.next {
-        // `A:` continues to the end of the file, `A:B` inside a section or range.
-        let (next_start, next_end) = next.split_once(':').unwrap_or((next, ""));
-        let mut call =
-            json!({"name": result.skill, "start_line": next_start.parse::<u64>().unwrap_or(0)});
-        if let Ok(end) = next_end.parse::<u64>() {
-            call["end_line"] = end.into();
-        }
-        if result.path != "SKILL.md" {
-            call["path"] = result.path.clone().into();
-        }
-        if max_tokens != 0 {
-            call["max_tokens"] = max_tokens.into();
-        }
-        text.push_str(&format!(
-            "\n[cut at about {} tokens; continue with read_skill {call}]\n",
-            crate::rules::thousands(if max_tokens == 0 {
-                query::read::DEFAULT_MAX_TOKENS
-            } else {
-                max_tokens
-            })
-        ));
-    }
-    Ok(ToolAnswer::ok(text))
-}
-
-fn read_error_text(error: &ReadError) -> String {
-    match error {
-        ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
-        ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
-        ReadError::NotMarkdown { .. } => error
-            .to_string()
-            .replace("(`--lines A:B`)", "(start_line and end_line)"),
-        ReadError::UnknownSkill { .. } | ReadError::ParentInName { .. } => {
-            // The library's advice names the CLI; a model has tools.
-            error.to_string().replace(
-                " — list the skills with `skilldex list`",
-                " — find skills with search_skills",
-            )
-        }
-        ReadError::Section { .. } => error
-            .section_message_with(&|candidate| {
-                if candidate.slug_selects {
-                    format!("section `{}`", candidate.slug)
-                } else {
-                    format!(
-                        "start_line {}, end_line {}",
-                        candidate.line, candidate.end_line
-                    )
-                }
-            })
-            .unwrap_or_else(|| error.to_string()),
-        _ => error.to_string(),
-    }
-}
-
-/// Answer `grep_skills`.
-pub fn grep_skills(
-    catalog: &Catalog,
-    arguments: &Arguments<'_>,
-) -> Result<ToolAnswer, ArgumentError> {
-    let pattern = arguments.required_string("pattern")?;
-    let skill = arguments.string("skill")?;
-    let namespace = arguments.string("namespace")?;
-    let fixed_strings = arguments.boolean("fixed_strings")?;
-    let ignore_case = arguments.boolean("ignore_case")?;
-    let max_results = arguments.whole_number("max_results")?;
-    for (argument, value) in [
-        ("pattern", Some(pattern)),
-        ("skill", skill),
-        ("namespace", namespace),
-    ] {
-        if let Some(answer) = value.and_then(|v| too_long(argument, v)) {
-            return Ok(answer);
-        }
-    }
-    if pattern.is_empty() {
-        return Ok(ToolAnswer::error(
-            "`pattern` is empty — pass text to look for",
-        ));
-    }
-    let skill = skill.map(str::trim).filter(|s| !s.is_empty());
-    let namespace = namespace
-        .map(|n| n.trim().trim_matches('/'))
-        .filter(|n| !n.is_empty());
-    if skill.is_some() && namespace.is_some() {
-        return Ok(ToolAnswer::error(
-            "pass either `skill` or `namespace`, not both",
-        ));
-    }
-    if let Some(name) = skill {
-        let key = name.trim_matches('/');
-        if catalog.get(name).is_none()
-            && catalog.disabled_skill(name).is_none()
-            && catalog.namespaces().iter().any(|n| n.name == key)
-        {
-            return Ok(ToolAnswer::error(format!(
-                "`{name}` is a namespace, not a skill — pass it as `namespace` to search its skills"
-            )));
-        }
-    }
-    let advice = format!("leave it out for the default ({GREP_DEFAULT_MAX_RESULTS})");
-    let max_results = match at_least_one("max_results", max_results, &advice) {
-        Ok(max_results) => max_results,
-        Err(answer) => return Ok(answer),
-    };
-    let cap = max_results
-        .unwrap_or(GREP_DEFAULT_MAX_RESULTS)
-        .min(GREP_MAX_RESULTS);
-    let request = query::GrepRequest {
-        pattern: pattern.to_string(),
-        fixed_strings,
-        ignore_case,
-        max_results: Some(cap),
-        skill: skill.map(str::to_string),
-        namespace: namespace.map(str::to_string),
-        ..query::GrepRequest::default()
-    };
-    let mut lines = GrepText::default();
-    let result = match query::grep::grep_into(catalog, &request, &mut lines) {
-        Ok(result) => result,
-        Err(GrepError::Pattern(message)) => {
-            return Ok(ToolAnswer::error(format!(
-                "the pattern is not a valid regular expression: {message} — fix it, or pass fixed_strings: true to search for the text as written"
-            )))
-        }
-        Err(GrepError::UnknownNamespace(namespace)) => {
-            return Ok(ToolAnswer::error(format!(
-                "no namespace `{namespace}` — the directory in the server instructions shows the namespaces"
-            )))
-        }
-        Err(error) => return Ok(ToolAnswer::error(error.to_string())),
-    };
-    if result.matches == 0 {
-        let scope = match (skill, namespace) {
-            (Some(s), _) => format!(" in skill {s}"),
-            (_, Some(n)) => format!(" in namespace {n}"),
-            _ => String::new(),
-        };
-        return Ok(ToolAnswer::ok(format!(
-            "no matches for `{pattern}`{scope} — try other words, ignore_case, or search_skills"
-        )));
-    }
-    let mut text = format!(
-        "{} in {}{}\n",
-        plural(result.matches, "match", "matches"),
-        plural(result.files, "file", "files"),
-        if result.truncated {
-            format!(" (stopped at {cap}: narrow the pattern, pass `skill`, or raise max_results)")
-        } else {
-            String::new()
-        }
-    );
-    text.push_str(&lines.text);
-    Ok(ToolAnswer::ok(text))
-}
-
-/// The lines of a `grep_skills` answer as they stream, each cut at
-/// `GREP_MAX_LINE_CHARS` characters.
-#[derive(Default)]
-struct GrepText {
-    text: String,
-}
-
-impl query::GrepSink for GrepText {
-    fn line(
-        &mut self,
-        skill: &str,
-        path: &str,
-        _kind: query::LineKind,
-        number: u64,
-        text: &str,
-    ) -> std::io::Result<()> {
-        let shown = match text.char_indices().nth(GREP_MAX_LINE_CHARS) {
-            Some((end, _)) => &text[..end],
-            None => text,
-        };
-        let cut = if shown.len() < text.len() { "…" } else { "" };
-        use std::fmt::Write as _;
-        let path = crate::model::printable(path);
-        let _ = writeln!(self.text, "{skill}/{path}:{number}: {shown}{cut}");
-        Ok(())
-    }
-
-    fn file_end(&mut self, _skill: &str, _path: &str, _matches: usize) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The checked arguments of `request_skill_enable`: the skill and the reason.
 pub fn enable_request<'a>(
     catalog: &'a Catalog,
@@ -805,12 +436,23 @@ mod tests {
 
     #[test]
     fn arguments_are_checked() {
+        // Unknown arguments are accepted; a misspelt one is named.
+        let map: Map<String, Value> = serde_json::from_value(
+            json!({"name": "x", "wait_for_previous": true, "sectoin": "Steps", "startLine": 3}),
+        )
+        .unwrap();
+        assert!(Arguments::new(READ_SKILL, &map).is_ok());
+        let note = ignored_note(READ_SKILL, &map).unwrap();
+        assert!(
+            note.contains("ignored `sectoin`; did you mean `section`?")
+                && note.contains("ignored `startLine`; did you mean `start_line`?")
+                && !note.contains("wait_for_previous"),
+            "{note}"
+        );
         let map: Map<String, Value> =
-            serde_json::from_value(json!({"name": 3, "other": true})).unwrap();
-        assert!(matches!(
-            Arguments::new(READ_SKILL, &map),
-            Err(ArgumentError::Unknown { .. })
-        ));
+            serde_json::from_value(json!({"query": "x", "wait_for_previous": true, "q": 1}))
+                .unwrap();
+        assert_eq!(ignored_note(SEARCH_SKILLS, &map), None);
         let map: Map<String, Value> = serde_json::from_value(json!({"name": 3})).unwrap();
         let arguments = Arguments::new(READ_SKILL, &map).unwrap();
         assert_eq!(

@@ -1,0 +1,267 @@
+//! Tool servers in the catalog: the `mcp-tools.json` snapshots the scan
+//! loaded, put in precedence order, described, and looked up.
+//!
+//! Each snapshot folder is one MCP server namespace named after the folder;
+//! its tools are catalog entries of kind `tool` with id `server/tool`.
+//! Precedence is the skills': the earlier root, then a folder outside
+//! hidden folders, then the shallower, then the first by path keeps a
+//! server name; a later folder of the same name is left out with a
+//! `name-shadowed` warning naming the winner. A server's description and
+//! title come, in this order, from the front matter of the folder's
+//! `README.md` (`description`, `name`), then the snapshot's `server`
+//! object, then the first line of its instructions, then a default naming
+//! it (see `toolcat::load_namespace`).
+
+use super::Catalog;
+use crate::model::{Diagnostic, Severity};
+use crate::scan::{FoundNamespaceFile, FoundToolCatalog};
+use crate::toolcat::{CatalogTool, SnapshotDiagnostic, ToolNamespace};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a catalog holds of tool catalogs: the servers that won, every
+/// snapshot file, and the detailed findings (tool and JSON Pointer) behind
+/// their catalog diagnostics.
+#[derive(Debug, Default)]
+pub(crate) struct ToolPart {
+    /// Sorted by name.
+    pub servers: Vec<Arc<ToolNamespace>>,
+    /// Every snapshot file found, sorted by path.
+    pub files: Vec<ToolCatalogFile>,
+    /// The findings of the files, in catalog-diagnostic order.
+    pub details: Vec<SnapshotDiagnostic>,
+    /// Every tool as (server, tool) indices, servers by name: what
+    /// [`Catalog::tool_at`] indexes (search hits point here).
+    pub flat: Vec<(u32, u32)>,
+    /// Stands for all of it in the revision.
+    pub hash: u64,
+}
+
+/// One `mcp-tools.json` found under the roots.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolCatalogFile {
+    pub path: PathBuf,
+    /// The server it loaded as (`None` when it does not load, or when a
+    /// server of the same name takes precedence).
+    pub server: Option<String>,
+    /// Its tools that loaded.
+    pub tools: usize,
+}
+
+/// The servers of the found snapshots; every snapshot's findings go to
+/// `diagnostics` too.
+pub(crate) fn tool_part_of(
+    found: &[&FoundToolCatalog],
+    readmes: &[&FoundNamespaceFile],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ToolPart {
+    let mut part = ToolPart::default();
+    if found.is_empty() {
+        return part;
+    }
+    let mut found: Vec<&FoundToolCatalog> = found.to_vec();
+    found.sort_by(|a, b| {
+        (
+            a.root,
+            a.hidden,
+            a.depth,
+            a.path.as_os_str().as_encoded_bytes(),
+        )
+            .cmp(&(
+                b.root,
+                b.hidden,
+                b.depth,
+                b.path.as_os_str().as_encoded_bytes(),
+            ))
+    });
+    // The README front matter of each folder (a README whose front matter
+    // sets a description).
+    let readme_of: HashMap<(usize, &Path), &FoundNamespaceFile> = readmes
+        .iter()
+        .filter(|f| !f.plugin && f.description.is_some())
+        .map(|f| ((f.root, f.folder.as_path()), *f))
+        .collect();
+    let mut hash = crate::hash::StableHasher::new();
+    let mut winners: HashMap<String, &Path> = HashMap::new();
+    for file in found {
+        let readme = readme_of.get(&(file.root, file.folder.as_path())).copied();
+        let mut entry = ToolCatalogFile {
+            path: file.path.clone(),
+            server: None,
+            tools: 0,
+        };
+        for finding in &file.diagnostics {
+            // A README that describes the server answers the default's note.
+            if readme.is_some() && finding.code == "server-description-default" {
+                continue;
+            }
+            part.details.push(finding.clone());
+        }
+        hash.write(file.path.as_os_str().as_encoded_bytes());
+        hash.write(&file.content_hash.to_le_bytes());
+        let Some(namespace) = &file.namespace else {
+            part.files.push(entry);
+            continue;
+        };
+        if let Some(winner) = winners.get(&namespace.name) {
+            part.details.push(SnapshotDiagnostic {
+                path: file.path.clone(),
+                line: 1,
+                column: 1,
+                severity: Severity::Warning,
+                code: "name-shadowed",
+                tool: None,
+                pointer: String::new(),
+                message: format!(
+                    "`{}` is also the name of the tool server at {}, which takes precedence; this server's {} are left out — rename this folder to make both reachable",
+                    namespace.name,
+                    winner.display(),
+                    crate::text::plural(namespace.tools.len(), "tool", "tools"),
+                ),
+            });
+            part.files.push(entry);
+            continue;
+        }
+        winners.insert(namespace.name.clone(), &file.path);
+        entry.server = Some(namespace.name.clone());
+        entry.tools = namespace.tools.len();
+        part.files.push(entry);
+        let mut namespace = namespace.clone();
+        if let Some(readme) = readme {
+            let server = Arc::make_mut(&mut namespace);
+            if let Some(description) = &readme.description {
+                server.description = description.clone();
+            }
+            if let Some(name) = &readme.name {
+                server.title = Some(name.clone());
+            }
+            hash.write(readme.path.as_os_str().as_encoded_bytes());
+            hash.write(server.description.as_bytes());
+            hash.write(server.title.as_deref().unwrap_or("").as_bytes());
+        }
+        part.servers.push(namespace);
+    }
+    part.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    part.flat = part
+        .servers
+        .iter()
+        .enumerate()
+        .flat_map(|(s, server)| (0..server.tools.len()).map(move |t| (s as u32, t as u32)))
+        .collect();
+    part.files.sort_by(|a, b| a.path.cmp(&b.path));
+    part.details.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.code, &a.message)
+            .cmp(&(&b.path, b.line, b.column, b.code, &b.message))
+    });
+    diagnostics.extend(part.details.iter().map(SnapshotDiagnostic::to_diagnostic));
+    part.hash = hash.finish();
+    part
+}
+
+/// The library's view of tools, for search, render and the gateway.
+impl Catalog {
+    /// Every MCP tool server (a folder holding `mcp-tools.json`), sorted by
+    /// name; each holds its tools with sanitised input schemas.
+    pub fn tool_servers(&self) -> &[Arc<ToolNamespace>] {
+        &self.tools.servers
+    }
+
+    /// The tool server named `name` (its folder's name).
+    pub fn tool_server(&self, name: &str) -> Option<&ToolNamespace> {
+        let servers = &self.tools.servers;
+        servers
+            .binary_search_by(|s| s.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &*servers[i])
+    }
+
+    /// The tool `key` names: its id `server/tool`, or a tool name that only
+    /// one server has.
+    pub fn tool(&self, key: &str) -> Option<&CatalogTool> {
+        self.tool_entry(key).map(|(_, tool)| tool)
+    }
+
+    /// Like [`Catalog::tool`], with the tool's server.
+    pub fn tool_entry(&self, key: &str) -> Option<(&ToolNamespace, &CatalogTool)> {
+        let key = key.trim().trim_matches('/');
+        if let Some((server, name)) = key.split_once('/') {
+            if let Some(server) = self.tool_server(server) {
+                if let Some(tool) = server.tools.iter().find(|t| t.name == name) {
+                    return Some((server, tool));
+                }
+            }
+        }
+        let mut named = self.tools().filter(|(_, tool)| tool.name == key);
+        match (named.next(), named.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    }
+
+    /// Every tool with its server: servers by name, tools in their
+    /// snapshot's order.
+    pub fn tools(&self) -> impl Iterator<Item = (&ToolNamespace, &CatalogTool)> {
+        self.tools
+            .servers
+            .iter()
+            .flat_map(|server| server.tools.iter().map(move |tool| (&**server, tool)))
+    }
+
+    /// The tool at `index` of [`Catalog::tools`]' order (what a search
+    /// hit of kind `tool` points at), with its server.
+    pub fn tool_at(&self, index: usize) -> Option<(&ToolNamespace, &CatalogTool)> {
+        let &(server, tool) = self.tools.flat.get(index)?;
+        let server = &self.tools.servers[server as usize];
+        Some((server, &server.tools[tool as usize]))
+    }
+
+    /// How many tools the servers hold.
+    pub fn tool_count(&self) -> usize {
+        self.tools.flat.len()
+    }
+
+    /// Tool ids that look like `key`, for "did you mean" answers.
+    pub fn similar_tools(&self, key: &str, limit: usize) -> Vec<&str> {
+        let key = key.to_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .tools()
+            .map(|(_, tool)| {
+                let id = tool.id.to_lowercase();
+                let name = tool.name.to_lowercase();
+                let distance = crate::text::edit_distance(&key, &id)
+                    .min(crate::text::edit_distance(&key, &name));
+                (distance, tool.id.as_str())
+            })
+            .filter(|(d, id)| {
+                *d <= 3.max(key.chars().count() / 3) || id.to_lowercase().contains(&key)
+            })
+            .collect();
+        scored.sort();
+        scored.into_iter().take(limit).map(|(_, id)| id).collect()
+    }
+
+    /// Every `mcp-tools.json` found under the roots, sorted by path.
+    pub fn tool_catalog_files(&self) -> &[ToolCatalogFile] {
+        &self.tools.files
+    }
+
+    /// The findings about tool catalogs with their tool and JSON Pointer
+    /// (each is also in [`Catalog::diagnostics`], under a `Code::Tool`).
+    pub fn tool_findings(&self) -> &[SnapshotDiagnostic] {
+        &self.tools.details
+    }
+
+    /// This snapshot holding the tool catalogs of `part`.
+    pub(crate) fn with_tools(mut self, part: Arc<ToolPart>) -> Catalog {
+        if part.files.is_empty() && self.tools.files.is_empty() {
+            return self;
+        }
+        let mut revision = crate::hash::StableHasher::new();
+        revision.write(self.revision.as_bytes());
+        revision.write(&part.hash.to_le_bytes());
+        self.revision = format!("{:016x}", revision.finish());
+        self.tools = part;
+        self
+    }
+}

@@ -1,0 +1,140 @@
+//! `skilldex link --host claude|codex|gemini|opencode`: lay the catalog out
+//! in a host's own skills folder (flat names, symlinks to the skill
+//! folders), so the host's loader sees every skill without an MCP server.
+//! The plan and the changes are `skilldex::link`'s; this file maps the
+//! flags, prints the report, and picks the exit code (1 when a skill could
+//! not be linked).
+
+use super::commands::*;
+use super::{build, builder, Cli};
+use clap::{Args, ValueEnum};
+use skilldex::link::{self, Action, Host};
+use skilldex::model::Profile;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub(super) struct LinkArgs {
+    /// The host whose skills folder to fill.
+    #[arg(long, value_enum)]
+    host: HostArg,
+    /// The folder to fill instead of the host's folder in this project.
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    dir: Option<PathBuf>,
+    /// Fill the host's folder in your home (e.g. ~/.claude/skills) instead
+    /// of the project's.
+    #[arg(long)]
+    user: bool,
+    /// Print what would change, and change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HostArg {
+    /// Claude Code: .claude/skills (--user: ~/.claude/skills).
+    Claude,
+    /// Codex: .agents/skills (--user: ~/.agents/skills).
+    Codex,
+    /// Gemini CLI: .gemini/skills (--user: ~/.gemini/skills).
+    Gemini,
+    /// opencode: .opencode/skills (--user: ~/.config/opencode/skills).
+    Opencode,
+}
+
+impl HostArg {
+    fn host(self) -> Host {
+        match self {
+            HostArg::Claude => Host::Claude,
+            HostArg::Codex => Host::Codex,
+            HostArg::Gemini => Host::Gemini,
+            HostArg::Opencode => Host::Opencode,
+        }
+    }
+}
+
+pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCode> {
+    let host = args.host.host();
+    let dir = match (&args.dir, args.user) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => {
+            let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+                say!("skilldex: --user needs $HOME — set it, or pass --dir");
+                return Ok(ExitCode::from(2));
+            };
+            PathBuf::from(home).join(host.user_dir())
+        }
+        (None, false) => PathBuf::from(host.project_dir()),
+    };
+    let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
+    let plan = link::plan(&catalog, &dir)?;
+    if !args.dry_run {
+        link::apply(&plan)?;
+    }
+    let skipped = plan
+        .actions
+        .iter()
+        .filter(|a| matches!(a, Action::Skip { .. }))
+        .count();
+    if args.json {
+        write_json(&serde_json::json!({
+            "host": host.name(),
+            "dir": plan.dir,
+            "dry_run": args.dry_run,
+            "actions": plan.actions,
+        }))?;
+    } else {
+        let mut out = stdout();
+        let verb =
+            |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
+        for action in &plan.actions {
+            match action {
+                Action::Link { name, target } => writeln!(
+                    out,
+                    "{} {name} -> {}",
+                    verb("linked  ", "would link"),
+                    target.display()
+                )?,
+                Action::Relink { name, target, was } => writeln!(
+                    out,
+                    "{} {name} -> {} (was {})",
+                    verb("relinked", "would relink"),
+                    target.display(),
+                    was.display()
+                )?,
+                Action::Remove { name, target } => writeln!(
+                    out,
+                    "{} {name} (its skill at {} is gone)",
+                    verb("removed ", "would remove"),
+                    target.display()
+                )?,
+                Action::Keep { .. } => {}
+                Action::Skip {
+                    name,
+                    target,
+                    reason,
+                } => writeln!(out, "skipped  {name} ({}): {reason}", target.display())?,
+            }
+        }
+        out.flush()?;
+        let count = |f: fn(&Action) -> bool| plan.actions.iter().filter(|a| f(a)).count();
+        let kept = count(|a| matches!(a, Action::Keep { .. }));
+        let changed = count(Action::changes);
+        say!(
+            "skilldex: {} for {} in {}: {changed} {}, {kept} already in place, {skipped} skipped",
+            if args.dry_run { "plan" } else { "links" },
+            host.name(),
+            plan.dir.display(),
+            if args.dry_run { "to change" } else { "changed" },
+        );
+    }
+    Ok(if skipped > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

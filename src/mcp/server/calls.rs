@@ -1,0 +1,113 @@
+//! `tools/list` and `tools/call`: the tools of `crate::tools`, with reads
+//! and greps off the protocol thread; the gateway's tools are in
+//! `gateway.rs`.
+
+use super::SkilldexServer;
+use crate::mcp::skills;
+use crate::tools::{self, ArgumentError, Arguments};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ContentBlock, ListToolsResult, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::ErrorData as McpError;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+impl SkilldexServer {
+    pub(super) async fn tools_list(&self) -> Result<ListToolsResult, McpError> {
+        let mut tools: Vec<Tool> = tools::definitions()
+            .into_iter()
+            .map(|d| {
+                let schema = match d.input_schema {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                // Search, read and grep only read local files; enabling a
+                // skill asks the user and may rewrite a config file.
+                let read_only = d.name != tools::REQUEST_SKILL_ENABLE;
+                let annotations = ToolAnnotations::new()
+                    .read_only(read_only)
+                    .destructive(false)
+                    .idempotent(read_only)
+                    .open_world(false);
+                Tool::new(d.name, d.description, Arc::new(schema)).with_annotations(annotations)
+            })
+            .collect();
+        // The gateway's tools come after skilldex's own, the loaded ones
+        // last: the list only ever grows at its end.
+        tools.extend(self.gateway_tools(&self.view()).await?);
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    pub(super) async fn tools_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let view = self.view();
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let name = request.name.to_string();
+        // Unknown arguments are ignored; a misspelt one is named after the answer.
+        let ignored = tools::ignored_note(&name, &arguments);
+        let answer = match name.as_str() {
+            tools::READ_SKILL => {
+                // A read opens files: off the protocol thread, so a slow
+                // disk or a hostile file never holds up other requests.
+                let view = Arc::clone(&view);
+                let task = tokio::task::spawn_blocking(move || {
+                    let checked = Arguments::new(tools::READ_SKILL, &arguments)?;
+                    let locate = |uri: &str| view.index.locate(uri);
+                    tools::read_skill(&view.catalog, &checked, &locate)
+                });
+                task.await
+                    .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
+                    .map_err(Self::invalid)?
+            }
+            tools::GREP_SKILLS => {
+                // Grep may read every file: keep it off the protocol thread.
+                let view = Arc::clone(&view);
+                let task = tokio::task::spawn_blocking(move || {
+                    let checked = Arguments::new(tools::GREP_SKILLS, &arguments)?;
+                    tools::grep_skills(&view.catalog, &checked)
+                });
+                task.await
+                    .map_err(|e| McpError::internal_error(format!("grep failed: {e}"), None))?
+                    .map_err(Self::invalid)?
+            }
+            tools::SEARCH_SKILLS => {
+                let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
+                let (index, all) = (&view.index, view.catalog.skills());
+                let uri_of = |skill: &crate::model::Skill| {
+                    let root = skills::root_uri(skill);
+                    index
+                        .by_root(&root)
+                        .filter(|&i| std::ptr::eq(all[i].as_ref(), skill))
+                        .map(|_| format!("{root}/SKILL.md"))
+                };
+                let everything = view.everything.get_or_init(|| {
+                    let disabled = view.catalog.disabled_skills();
+                    (!disabled.is_empty()).then(|| {
+                        let ids: Vec<&str> = disabled.iter().map(|s| s.id.as_str()).collect();
+                        crate::search::Searchable::new(Arc::new(view.catalog.enabling(&ids)))
+                    })
+                });
+                tools::search_skills(&view.searchable, &checked, &uri_of, everything.as_ref())
+                    .map_err(Self::invalid)?
+            }
+            tools::REQUEST_SKILL_ENABLE => {
+                return self
+                    .request_enable(&request, &arguments, &context, &view)
+                    .await;
+            }
+            other => {
+                if let Some(answer) = self.gateway_call(&request, &context, &view).await {
+                    return answer;
+                }
+                return Err(Self::invalid(ArgumentError::UnknownTool(other.to_string())));
+            }
+        };
+        let mut result = Self::answer(answer);
+        result.content.extend(ignored.map(ContentBlock::text));
+        Ok(result.into())
+    }
+}
