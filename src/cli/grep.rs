@@ -80,6 +80,7 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
                 "matches": result.matches,
                 "files": result.files,
                 "truncated": result.truncated,
+                "unreadable": result.unreadable,
             }),
         )?;
         out.write_all(b"\n")?;
@@ -93,7 +94,10 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
             thousands(result.matches)
         );
     }
-    Ok(if result.matches > 0 {
+    // As rg: a file that could not be searched is an error, matches or not.
+    Ok(if result.unreadable > 0 {
+        ExitCode::from(2)
+    } else if result.matches > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -114,6 +118,15 @@ struct GrepPrinter<W: Write> {
 }
 
 impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
+    fn unreadable(&mut self, skill: &str, path: &str, error: &str) -> std::io::Result<()> {
+        say!(
+            "skilldex: could not read {}/{}: {error} — it was not searched; check its permissions",
+            printable(skill),
+            printable(path)
+        );
+        Ok(())
+    }
+
     fn line(
         &mut self,
         skill: &str,

@@ -228,6 +228,8 @@ struct ScanSearchInner {
     /// Bytes of lines held in `hits`.
     pending: AtomicUsize,
     hits: std::sync::Mutex<Vec<(PathBuf, bool, Work)>>,
+    /// Files the walk listed that could not be opened, with why.
+    unreadable: std::sync::Mutex<Vec<(PathBuf, String)>>,
 }
 
 thread_local! {
@@ -246,6 +248,7 @@ impl ScanSearch {
                 request: request.clone(),
                 pending: AtomicUsize::new(0),
                 hits: std::sync::Mutex::new(Vec::new()),
+                unreadable: std::sync::Mutex::new(Vec::new()),
             }),
         })
     }
@@ -289,7 +292,14 @@ impl ScanSearch {
                         Ok(opened) => searcher
                             .search_file(&inner.matcher, &opened, &mut sink)
                             .is_ok(),
-                        Err(_) => false,
+                        Err(error) => {
+                            inner
+                                .unreadable
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .push((file.path.to_path_buf(), error.to_string()));
+                            false
+                        }
                     },
                 };
                 let lines = sink.lines;
@@ -408,6 +418,28 @@ impl ScanSearch {
                 work,
             });
         }
+        // Unreadable files of the selected skills, named before the answer,
+        // in answer order.
+        let mut unreadable: Vec<(usize, String, String)> = std::mem::take(
+            &mut *self
+                .inner
+                .unreadable
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
+        .into_iter()
+        .filter_map(|(path, error)| {
+            let owner = owner_of(&path, &folders)?;
+            let order = order_of[owner]?;
+            let relative = super::files::relative_name(all[owner].dir(), &path);
+            Some((order, relative, error))
+        })
+        .collect();
+        unreadable.sort();
+        for (order, relative, error) in &unreadable {
+            sink.unreadable(&selected[*order].id, relative, error)
+                .map_err(GrepError::Output)?;
+        }
         let mut jobs = Vec::new();
         for (order, mut files) in per_skill.into_iter().enumerate() {
             if let Some(Some(real_folder)) = real_folders.get(&order) {
@@ -421,7 +453,9 @@ impl ScanSearch {
                 work: hit.work,
             }));
         }
-        answer(jobs, &self.inner.matcher, request, sink)
+        let mut summary = answer(jobs, &self.inner.matcher, request, sink)?;
+        summary.unreadable = unreadable.len();
+        Ok(summary)
     }
 }
 

@@ -658,3 +658,72 @@ mod served {
         );
     }
 }
+
+/// `skilldex ARGS --root ROOT` run as an unprivileged user (nobody), so a
+/// mode-000 file stops it as it stops any user (root reads through mode
+/// 000). `None`, with the reason printed, when that cannot be done here.
+#[allow(clippy::print_stderr)] // The reason a test is skipped.
+fn run_unprivileged(root: &Path, args: &[&str]) -> Option<super::Run> {
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let probe = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: cannot run as an unprivileged user (setpriv --reuid=65534 failed or is missing)");
+        return None;
+    }
+    let binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_skilldex"));
+    let mut command = std::process::Command::new(setpriv);
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(binary)
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .current_dir(root)
+        .env_remove("SKILLDEX_CONFIG");
+    Some(bounded(command))
+}
+
+/// A temp folder every user may enter (`tempdir` makes it 0700).
+fn open_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let temp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    temp
+}
+
+#[test]
+fn grep_names_the_files_it_could_not_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let temp = open_tempdir();
+    let root = temp.path();
+    write(root, "s/SKILL.md", skill_md("s", "S. Use when testing."));
+    write(root, "s/notes.md", "needle here\n");
+    let locked = write(root, "s/refs/locked.md", "needle hidden\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let Some(out) = run_unprivileged(root, &["grep", "needle"]) else {
+        return;
+    };
+    // The readable file is answered; the locked one is named on stderr,
+    // and the exit code says the answer is incomplete (as rg: 2).
+    assert!(out.stdout.contains("s/notes.md:1:needle here"), "{out:?}");
+    assert!(!out.stdout.contains("hidden"), "{out:?}");
+    assert!(
+        out.stderr.contains("could not read s/refs/locked.md")
+            && out.stderr.contains("check its permissions"),
+        "{out:?}"
+    );
+    assert_eq!(out.code, 2, "{out:?}");
+    let out = run_unprivileged(root, &["grep", "needle", "--json"]).unwrap();
+    let summary = out.stdout.lines().last().unwrap_or_default();
+    assert!(summary.contains("\"unreadable\":1"), "{out:?}");
+    // Readable again: an ordinary answer.
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = run_unprivileged(root, &["grep", "needle"]).unwrap();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("s/refs/locked.md:1:needle hidden"),
+        "{out:?}"
+    );
+}

@@ -28,6 +28,14 @@ pub trait GrepSink {
     /// The end of a file with matches: `matches` of them are in the answer
     /// (with `files_with_matches`, the only call a file gets).
     fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()>;
+
+    /// A file of skill `skill` that could not be read, so was not searched
+    /// (`error` says why). Called before the answer's lines; by default
+    /// the file is only counted in `GrepSummary::unreadable`.
+    fn unreadable(&mut self, skill: &str, path: &str, error: &str) -> std::io::Result<()> {
+        let _ = (skill, path, error);
+        Ok(())
+    }
 }
 
 /// What a streamed answer held, once it ends.
@@ -37,6 +45,9 @@ pub struct GrepSummary {
     pub files: usize,
     /// The cap (`max_results`) cut the answer.
     pub truncated: bool,
+    /// Files of the selected skills that could not be read (each was
+    /// handed to `GrepSink::unreadable`).
+    pub unreadable: usize,
 }
 
 /// The lines of one file (or the part not handed on yet), back to back in
