@@ -415,3 +415,98 @@ pub(crate) fn position_of(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{SearchIndex, SearchOptions};
+
+    fn catalog() -> (tempfile::TempDir, Catalog) {
+        let folder = tempfile::tempdir().unwrap();
+        let write = |server: &str, description: &str, tools: &[(&str, &str)]| {
+            let tools: Vec<serde_json::Value> = tools
+                .iter()
+                .map(|(name, text)| {
+                    serde_json::json!({"name": name, "description": text,
+                        "inputSchema": {"type": "object", "properties": {"id": {"type": "string", "description": "Which one."}}}})
+                })
+                .collect();
+            let path = folder.path().join(server).join("mcp-tools.json");
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let value = serde_json::json!({"server": {"description": description}, "tools": tools});
+            std::fs::write(path, value.to_string()).unwrap();
+        };
+        write(
+            "kubernetes",
+            "Kubernetes clusters: pods, deployments and nodes.",
+            &[
+                ("list_items", "List the items of a namespace."),
+                ("get_logs", "The logs of one item."),
+            ],
+        );
+        write(
+            "warehouse",
+            "Inventory of a warehouse: items, shelves and stock.",
+            &[
+                ("list_items", "List the items on a shelf."),
+                ("count_stock", "Count what is left."),
+            ],
+        );
+        let catalog = crate::CatalogBuilder::new([folder.path()]).build().unwrap();
+        (folder, catalog)
+    }
+
+    fn ids(catalog: &Catalog, index: &SearchIndex, query: &str) -> Vec<String> {
+        let options = SearchOptions {
+            limit: 8,
+            kind: Some(EntryKind::Tool),
+        };
+        index
+            .search(catalog, query, &options)
+            .hits
+            .iter()
+            .map(|h| h.id(catalog).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_server_decides_between_tools_that_say_the_same() {
+        let (_keep, catalog) = catalog();
+        let index = SearchIndex::build(&catalog);
+        // Both `list_items` match "list items" alike; the server's words
+        // say which is meant.
+        let found = ids(&catalog, &index, "list items in the kubernetes cluster");
+        assert_eq!(found[0], "kubernetes/list_items", "{found:?}");
+        let found = ids(&catalog, &index, "list items in the warehouse");
+        assert_eq!(found[0], "warehouse/list_items", "{found:?}");
+        // A tool whose own text has none of the query's words is found by
+        // its server's.
+        let found = ids(&catalog, &index, "pods and deployments");
+        assert!(
+            found.iter().any(|id| id == "kubernetes/get_logs"),
+            "{found:?}"
+        );
+        // A tool name two servers share names neither exactly.
+        let results = index.search(&catalog, "list_items", &SearchOptions::default());
+        assert!(
+            results.hits.iter().all(|h| h.score < 1.0),
+            "{:?}",
+            results.hits
+        );
+        let results = index.search(&catalog, "warehouse/list_items", &SearchOptions::default());
+        assert_eq!(results.hits[0].id(&catalog), "warehouse/list_items");
+        assert_eq!(results.hits[0].score, 1.0);
+    }
+
+    #[test]
+    fn entry_text_covers_the_tool_and_its_server() {
+        let (_keep, catalog) = catalog();
+        let text = crate::search::entry_text(&catalog, EntryKind::Tool, 0).unwrap();
+        assert!(
+            text.contains("list_items") && text.contains("Which one."),
+            "{text}"
+        );
+        assert!(text.contains("Kubernetes clusters"), "{text}");
+        assert!(crate::search::entry_text(&catalog, EntryKind::Tool, 99).is_none());
+    }
+}
