@@ -17,8 +17,10 @@
 //! the catalog changed, clients get `notifications/resources/list_changed`
 //! and `notifications/prompts/list_changed`
 //! (unsolicited on legacy sessions, on their `subscriptions/listen` stream
-//! on 2026-07-28). The tool definitions do not depend on the catalog, so
-//! they never change and `tools/list_changed` is never needed.
+//! on 2026-07-28). skilldex's own tool definitions do not depend on the
+//! catalog; the list grows only when the gateway (`gateway/`, in front of
+//! the servers of `mcp_servers`) loads tools a `tool_search` found, and
+//! that is announced with `notifications/tools/list_changed`.
 //!
 //! Nothing here prints: messages for the person running the server go to
 //! the `log` callback the CLI provides (which writes to stderr); stdout

@@ -165,7 +165,11 @@ impl SkilldexServer {
     /// Build the current snapshot's search index (it is built once, on
     /// first use, and kept with the snapshot).
     fn warm_search(&self) {
-        let _ = self.view().searchable.index();
+        let view = self.view();
+        let _ = view.searchable.index();
+        // The gateway's tool set too: reading and indexing 10,000 tools
+        // takes half a second, which the first tools/list should not wait.
+        let _ = self.inner.gateway.tool_set(&view.catalog);
     }
 
     /// Forget the cached view (the next request rebuilds it).
