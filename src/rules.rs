@@ -241,12 +241,22 @@ fn state_inside(skill_dir: &Path, relative: &str) -> LinkState {
     }
 }
 
+/// Why `resolve_inside` refused a target; the message completes "the path
+/// …".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Outside {
+    #[error("is an absolute path")]
+    Absolute,
+    #[error("leaves the skill folder")]
+    Climbs,
+}
+
 /// Resolve a relative link target inside `dir` without touching the disk;
 /// refuse absolute paths and `..` that climb out of `dir`.
-pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str> {
+pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, Outside> {
     let target_path = Path::new(target);
     if target_path.is_absolute() || target.starts_with('/') || target.starts_with('\\') {
-        return Err("is an absolute path");
+        return Err(Outside::Absolute);
     }
     let mut depth: usize = 0;
     let mut out = dir.to_path_buf();
@@ -259,12 +269,12 @@ pub fn resolve_inside(dir: &Path, target: &str) -> Result<PathBuf, &'static str>
             Component::CurDir => {}
             Component::ParentDir => {
                 if depth == 0 {
-                    return Err("leaves the skill folder");
+                    return Err(Outside::Climbs);
                 }
                 depth -= 1;
                 out.pop();
             }
-            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path"),
+            Component::RootDir | Component::Prefix(_) => return Err(Outside::Absolute),
         }
     }
     Ok(out)

@@ -31,6 +31,9 @@ pub(crate) struct ToolPart {
     pub files: Vec<ToolCatalogFile>,
     /// The findings of the files, in catalog-diagnostic order.
     pub details: Vec<SnapshotDiagnostic>,
+    /// Every tool as (server, tool) indices, servers by name: what
+    /// [`Catalog::tool_at`] indexes (search hits point here).
+    pub flat: Vec<(u32, u32)>,
     /// Stands for all of it in the revision.
     pub hash: u64,
 }
@@ -140,6 +143,12 @@ pub(crate) fn tool_part_of(
         part.servers.push(namespace);
     }
     part.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    part.flat = part
+        .servers
+        .iter()
+        .enumerate()
+        .flat_map(|(s, server)| (0..server.tools.len()).map(move |t| (s as u32, t as u32)))
+        .collect();
     part.files.sort_by(|a, b| a.path.cmp(&b.path));
     part.details.sort_by(|a, b| {
         (&a.path, a.line, a.column, a.code, &a.message)
@@ -199,9 +208,17 @@ impl Catalog {
             .flat_map(|server| server.tools.iter().map(move |tool| (&**server, tool)))
     }
 
+    /// The tool at `index` of [`Catalog::tools`]' order (what a search
+    /// hit of kind `tool` points at), with its server.
+    pub fn tool_at(&self, index: usize) -> Option<(&ToolNamespace, &CatalogTool)> {
+        let &(server, tool) = self.tools.flat.get(index)?;
+        let server = &self.tools.servers[server as usize];
+        Some((server, &server.tools[tool as usize]))
+    }
+
     /// How many tools the servers hold.
     pub fn tool_count(&self) -> usize {
-        self.tools.servers.iter().map(|s| s.tools.len()).sum()
+        self.tools.flat.len()
     }
 
     /// Tool ids that look like `key`, for "did you mean" answers.

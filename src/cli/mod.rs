@@ -31,6 +31,7 @@ mod show;
 mod style;
 mod tools;
 mod tools_lint;
+mod tools_spec;
 mod tools_sync;
 mod watch;
 

@@ -1,5 +1,5 @@
-//! `skilldex search`: ranked skills for a task, as a list, JSON, or
-//! deferred-loading tool specs.
+//! `skilldex search`: ranked skills and MCP tools for a task, as a list,
+//! JSON, or deferred-loading tool specs.
 
 use super::commands::{report_diagnostics, stdout, write_json};
 use super::style::{fit_width, Style};
@@ -30,13 +30,23 @@ pub(super) struct SearchArgs {
     /// How skill paths are shown.
     #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
     paths: PathsArg,
+    /// Only skills, or only MCP tools (both by default).
+    #[arg(long, value_enum, value_name = "KIND")]
+    kind: Option<KindArg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum KindArg {
+    Skill,
+    Tool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SearchFormat {
     Text,
     Json,
-    /// Deferred-loading tool specs grouped by namespace.
+    /// Responses-API namespaces of deferred-loading functions: skills, and
+    /// tools with their sanitised parameters.
     ToolSpec,
 }
 
@@ -48,7 +58,17 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
     }
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     report_diagnostics(cli, &catalog);
-    let results = catalog.search(&query, &SearchOptions { limit: args.limit });
+    let kind = args.kind.map(|k| match k {
+        KindArg::Skill => search::EntryKind::Skill,
+        KindArg::Tool => search::EntryKind::Tool,
+    });
+    let results = catalog.search(
+        &query,
+        &SearchOptions {
+            limit: args.limit,
+            kind,
+        },
+    );
     let format = if args.json {
         SearchFormat::Json
     } else {
@@ -82,32 +102,55 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             } else {
                 let columns = terminal_columns();
                 for (rank, hit) in results.hits.iter().enumerate() {
-                    let skill = &catalog.skills()[hit.index];
-                    let namespace = if skill.namespace.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  {}", style.dim(&format!("[{}]", skill.namespace)))
-                    };
                     let flag = match hit.confidence {
                         search::Confidence::High => "",
                         search::Confidence::Low => " low",
+                    };
+                    let score = style.dim(&format!("{:.2}{flag}", hit.score));
+                    let printable = skilldex::model::printable;
+                    let (id, label, description, path) = match hit.kind {
+                        search::EntryKind::Skill => {
+                            let skill = &catalog.skills()[hit.index];
+                            let namespace = if skill.namespace.is_empty() {
+                                String::new()
+                            } else {
+                                format!("  {}", style.dim(&format!("[{}]", skill.namespace)))
+                            };
+                            (
+                                skill.id.as_str(),
+                                namespace,
+                                skill.description.as_str(),
+                                &skill.path,
+                            )
+                        }
+                        search::EntryKind::Tool => {
+                            let Some((server, tool)) = catalog.tool_at(hit.index) else {
+                                continue;
+                            };
+                            let label =
+                                format!("  {}", style.dim(&format!("[tool · {}]", server.name)));
+                            (
+                                tool.id.as_str(),
+                                label,
+                                tool.description.as_str(),
+                                &server.path,
+                            )
+                        }
                     };
                     writeln!(
                         out,
                         "{:>2}. {}{}  {}",
                         rank + 1,
-                        style.bold(&skill.id),
-                        namespace,
-                        style.dim(&format!("{:.2}{flag}", hit.score))
+                        style.bold(&printable(id)),
+                        label,
+                        score
                     )?;
                     writeln!(
                         out,
                         "    {}",
-                        fit_width(&skill.description, columns.saturating_sub(4))
+                        fit_width(description, columns.saturating_sub(4)).trim_end()
                     )?;
-                    if let Some(path) =
-                        skilldex::query::render::display_path(&skill.path, paths, &base)
-                    {
+                    if let Some(path) = skilldex::query::render::display_path(path, paths, &base) {
                         writeln!(out, "    {}", style.dim(&path))?;
                     }
                 }
@@ -115,7 +158,20 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             }
             out.flush()?;
             if !results.no_match && !cli.global.quiet {
-                say!("skilldex: read one with `{command} read NAME` (or `--section HEADING`)");
+                let skills = results
+                    .hits
+                    .iter()
+                    .any(|h| h.kind == search::EntryKind::Skill);
+                let tools = results
+                    .hits
+                    .iter()
+                    .any(|h| h.kind == search::EntryKind::Tool);
+                if skills {
+                    say!("skilldex: read one with `{command} read NAME` (or `--section HEADING`)");
+                }
+                if tools {
+                    say!("skilldex: load a tool's definition with `{command} tools spec SERVER/TOOL` (`--format mcp` for MCP's shape)");
+                }
             }
         }
     }

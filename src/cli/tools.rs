@@ -32,6 +32,9 @@ enum ToolsAction {
     /// Start each configured MCP server, list its tools, and write
     /// <dir>/<server>/mcp-tools.json.
     Sync(super::tools_sync::SyncArgs),
+    /// Print catalog tools' full definitions for loading (OpenAI namespace
+    /// or MCP shape), their schemas sanitised.
+    Spec(super::tools_spec::SpecArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -43,8 +46,10 @@ enum ToolsFormat {
 }
 
 pub(super) fn tools_command(cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
-    if let Some(ToolsAction::Sync(sync)) = &args.action {
-        return super::tools_sync::sync_command(cli, sync);
+    match &args.action {
+        Some(ToolsAction::Sync(sync)) => return super::tools_sync::sync_command(cli, sync),
+        Some(ToolsAction::Spec(spec)) => return super::tools_spec::spec_command(cli, spec),
+        None => {}
     }
     let definitions = skilldex::tools::definitions();
     let value = match (args.format, args.strict) {

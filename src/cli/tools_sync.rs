@@ -167,7 +167,7 @@ fn lookup(name: &str) -> Option<String> {
 #[cfg(feature = "mcp")]
 /// How to start `server`, with `${VAR}`s expanded.
 fn command_of(server: &ConfiguredServer, default_timeout: f64) -> Result<UpstreamPlan, String> {
-    server.check_name()?;
+    server.check_name().map_err(|e| e.to_string())?;
     let config = &server.config;
     let Some(program) = config.command.as_deref().filter(|c| !c.trim().is_empty()) else {
         return Err(match &config.url {
@@ -178,7 +178,7 @@ fn command_of(server: &ConfiguredServer, default_timeout: f64) -> Result<Upstrea
             ),
         });
     };
-    let expand = |text: &str| servers::expand(text, &lookup);
+    let expand = |text: &str| servers::expand(text, &lookup).map_err(|e| e.to_string());
     let program = expand(program)?;
     let args = config
         .args

@@ -258,7 +258,7 @@ pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
         return Ok(FileSettings::default());
     }
     crate::parse::bounds::check_flow_nesting(text)
-        .map_err(|(line, column)| at(line, column, crate::parse::bounds::flow_nesting_message()))?;
+        .map_err(|deep| at(deep.line, deep.column, deep.to_string()))?;
     let settings: FileSettings = serde_yaml_ng::from_str(text).map_err(|error| {
         let (line, column) = error.location().map_or((1, 1), |l| (l.line(), l.column()));
         let mut message = error.to_string();

@@ -25,6 +25,7 @@
 //! carries the protocol only.
 
 pub mod discovery;
+pub mod gateway;
 mod guard;
 pub mod instructions;
 pub mod prompts;

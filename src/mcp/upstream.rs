@@ -50,12 +50,81 @@ pub struct UpstreamFailure {
     pub stderr_tail: String,
 }
 
+impl UpstreamCommand {
+    /// How to start `server` (with `${VAR}`s expanded through `lookup`),
+    /// waiting `default_timeout` unless its entry sets `timeout`. `Err`
+    /// says what is wrong with the entry; a remote (`url`) server is an
+    /// `Err` too, since only stdio servers are started.
+    pub fn for_server(
+        server: &crate::toolcat::servers::ConfiguredServer,
+        default_timeout: Duration,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<UpstreamCommand, String> {
+        use crate::toolcat::servers::expand;
+        server.check_name().map_err(|e| e.to_string())?;
+        let config = &server.config;
+        let Some(program) = config.command.as_deref().filter(|c| !c.trim().is_empty()) else {
+            return Err(match &config.url {
+                Some(url) => format!("a remote server ({url}); only stdio servers are started"),
+                None => format!(
+                    "no `command` — {} must say how to start it",
+                    server.source.display()
+                ),
+            });
+        };
+        let expand = |text: &str| expand(text, lookup).map_err(|e| e.to_string());
+        let program = expand(program)?;
+        let args = config
+            .args
+            .iter()
+            .map(|a| expand(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let env = config
+            .env
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let base = server.base_dir();
+        let cwd = match &config.cwd {
+            Some(cwd) => base.join(expand(cwd)?),
+            None => base,
+        };
+        let timeout = config
+            .timeout
+            .filter(|t| *t > 0.0 && t.is_finite())
+            .map(Duration::from_secs_f64)
+            .unwrap_or(default_timeout);
+        Ok(UpstreamCommand {
+            program,
+            args,
+            env,
+            cwd,
+            timeout,
+        })
+    }
+
+    /// The child process this command starts: stdio piped by rmcp, its
+    /// own process group (a signal to skilldex's terminal does not reach
+    /// it twice), killed when dropped.
+    pub(crate) fn process(&self) -> tokio::process::Command {
+        let mut process = tokio::process::Command::new(&self.program);
+        process
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .current_dir(&self.cwd)
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        process.process_group(0);
+        process
+    }
+}
+
 /// Pages beyond this are taken as a server that never stops paging.
 const MAX_PAGES: usize = 1_000;
 /// How long the end of a stopped server's stderr is waited for.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
 /// How much of stderr is kept.
-const STDERR_TAIL_BYTES: usize = 2_048;
+pub(crate) const STDERR_TAIL_BYTES: usize = 2_048;
 
 /// Start the server, list its tools, stop it. Blocks (it runs its own
 /// small runtime), so callers may run several on threads.
@@ -115,14 +184,7 @@ async fn listing(
     stderr: Arc<Mutex<Vec<u8>>>,
     reader: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>>,
 ) -> Result<Listing, String> {
-    let mut process = tokio::process::Command::new(&command.program);
-    process
-        .args(&command.args)
-        .envs(command.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .current_dir(&command.cwd)
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    process.process_group(0);
+    let process = command.process();
     let (transport, child_stderr) = rmcp::transport::TokioChildProcess::builder(process)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -158,8 +220,22 @@ async fn listing(
         .serve(transport)
         .await
         .map_err(|error| format!("the server did not complete `initialize`: {error}"))?;
+    let server = server_info(client.peer());
+    let (tools, pages) = list_pages(client.peer()).await?;
+    let _ = client.cancel().await;
+    Ok(Listing {
+        server,
+        tools,
+        pages,
+        elapsed: Duration::ZERO,
+    })
+}
+
+/// `name`, `title`, `version`, `description`, `instructions` from what
+/// the server said in `initialize`, those it gave.
+pub(crate) fn server_info(peer: &rmcp::Peer<rmcp::RoleClient>) -> Map<String, Value> {
     let mut server = Map::new();
-    if let Some(info) = client.peer_info() {
+    if let Some(info) = peer.peer_info() {
         if let Some(implementation) = &info.server_info {
             let mut put = |key: &str, value: Option<&String>| {
                 if let Some(value) = value.filter(|v| !v.trim().is_empty()) {
@@ -175,6 +251,14 @@ async fn listing(
             server.insert("instructions".to_string(), instructions.clone().into());
         }
     }
+    server
+}
+
+/// Every tool of every page of `tools/list`, as sent, and the number of
+/// pages.
+pub(crate) async fn list_pages(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+) -> Result<(Vec<Value>, usize), String> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen_cursors = std::collections::HashSet::new();
@@ -182,7 +266,7 @@ async fn listing(
     loop {
         let params = cursor.as_ref().map(|c| serde_json::json!({ "cursor": c }));
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
-        let answer = client
+        let answer = peer
             .send_request(request)
             .await
             .map_err(|error| match error {
@@ -218,17 +302,11 @@ async fn listing(
             }
         }
     }
-    let _ = client.cancel().await;
-    Ok(Listing {
-        server,
-        tools,
-        pages,
-        elapsed: Duration::ZERO,
-    })
+    Ok((tools, pages))
 }
 
 /// The last lines of `bytes` that fit [`STDERR_TAIL_BYTES`], as text.
-fn tail_of(bytes: &[u8]) -> String {
+pub(crate) fn tail_of(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_end();
     if text.len() <= STDERR_TAIL_BYTES {
@@ -248,7 +326,7 @@ fn tail_of(bytes: &[u8]) -> String {
 
 /// `text` with every configured env value (of 4 bytes or more) masked:
 /// a server that prints its token must not put it in our output.
-fn mask(text: &str, command: &UpstreamCommand) -> String {
+pub(crate) fn mask(text: &str, command: &UpstreamCommand) -> String {
     let mut text = text.to_string();
     for (_, value) in &command.env {
         if value.len() >= 4 {

@@ -11,9 +11,18 @@
 /// Deepest nesting of flow collections (`[…]`, `{…}`) read.
 pub const MAX_FLOW_NESTING: usize = 32;
 
+/// A text whose flow collections nest deeper than `MAX_FLOW_NESTING`, at
+/// the bracket that went too deep (1-based line and column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{}", flow_nesting_message())]
+pub struct TooDeep {
+    pub line: usize,
+    pub column: usize,
+}
+
 /// Where `yaml` first nests flow collections deeper than
-/// `MAX_FLOW_NESTING`: `Err((line, column))`, 1-based, of that bracket.
-pub fn check_flow_nesting(yaml: &str) -> Result<(), (usize, usize)> {
+/// `MAX_FLOW_NESTING`.
+pub fn check_flow_nesting(yaml: &str) -> Result<(), TooDeep> {
     let mut depth = 0usize;
     let mut line = 1usize;
     let mut line_start = 0usize;
@@ -58,7 +67,7 @@ pub fn check_flow_nesting(yaml: &str) -> Result<(), (usize, usize)> {
                     depth += 1;
                     if depth > MAX_FLOW_NESTING {
                         let column = yaml[line_start..i].chars().count() + 1;
-                        return Err((line, column));
+                        return Err(TooDeep { line, column });
                     }
                 }
                 b']' | b'}' => depth = depth.saturating_sub(1),
@@ -85,7 +94,13 @@ mod tests {
     fn deep_flow_nesting_is_found_at_its_bracket() {
         assert_eq!(check_flow_nesting("a: [1, [2, {b: c}]]\n"), Ok(()));
         let deep = format!("name: x\nroots: {}", "[".repeat(10_000));
-        assert_eq!(check_flow_nesting(&deep), Err((2, 8 + MAX_FLOW_NESTING)));
+        assert_eq!(
+            check_flow_nesting(&deep),
+            Err(TooDeep {
+                line: 2,
+                column: 8 + MAX_FLOW_NESTING
+            })
+        );
         // Brackets in quotes and comments do not count.
         let quoted = format!(
             "a: '{}'\nb: \"{}\\\"\"\n# {}\n",

@@ -13,7 +13,9 @@ pub use delta::{render_delta, DirectoryDelta, DirectorySession, ShownState};
 pub use grep::{
     grep, GrepError, GrepLine, GrepRequest, GrepResult, GrepSink, GrepSummary, LineKind,
 };
-pub use read::{read, LineRange, ReadError, ReadRequest, ReadResult, SectionCandidate};
+pub use read::{
+    read, LineRange, LineRangeError, ReadError, ReadRequest, ReadResult, SectionCandidate,
+};
 pub use render::{
     render_directory, Budget, Format, Mode, PathStyle, Reach, RenderOptions, RenderedDirectory,
 };

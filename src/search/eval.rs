@@ -19,12 +19,24 @@ pub struct LabelledQuery {
     pub relevant: Vec<String>,
 }
 
+/// A line of a query file that is not a labelled query.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {error}")]
+pub struct QueryFileError {
+    /// 1-based.
+    pub line: usize,
+    /// Part of the message, not a `source` (printed once).
+    pub error: serde_json::Error,
+}
+
 /// Parse a JSON-lines query file.
-pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, String> {
+pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, QueryFileError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 1)))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|error| QueryFileError { line: i + 1, error })
+        })
         .collect()
 }
 
@@ -215,11 +227,34 @@ pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
 pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
     let index = super::SearchIndex::build(catalog);
     move |query| {
-        let results = index.search(catalog, query, &SearchOptions { limit: 10 });
+        let results = index.search(catalog, query, &SearchOptions::skills(10));
         let names = results
             .hits
             .iter()
             .map(|h| catalog.skills()[h.index].name.clone())
+            .collect();
+        Ranked {
+            names,
+            no_match: results.no_match,
+            low: results.confidence == Confidence::Low,
+        }
+    }
+}
+
+/// skilldex's tool search as a ranker (tools only, ids `server/tool`),
+/// with tools scored as `scoring` says.
+pub fn tool_ranker(catalog: &Catalog, scoring: super::ToolScoring) -> impl Fn(&str) -> Ranked + '_ {
+    let index = super::SearchIndex::build_with(catalog, scoring);
+    move |query| {
+        let options = SearchOptions {
+            limit: 10,
+            kind: Some(super::EntryKind::Tool),
+        };
+        let results = index.search(catalog, query, &options);
+        let names = results
+            .hits
+            .iter()
+            .map(|h| h.id(catalog).to_string())
             .collect();
         Ranked {
             names,

@@ -25,24 +25,62 @@ pub mod eval;
 pub(crate) mod index;
 mod output;
 mod plan;
+pub mod specs;
 mod text;
+mod tools;
 
 use crate::catalog::Catalog;
 use index::{FieldSpec, Inverted};
 pub use output::{advice, results_json, tool_specs};
 use plan::{plan, score, NameWords};
 use text::Kind;
+pub use tools::ToolScoring;
 
 /// Options of one search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchOptions {
     /// At most this many results.
     pub limit: usize,
+    /// Only skills, or only tools; both when `None` (the default).
+    pub kind: Option<EntryKind>,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { limit: 8 }
+        SearchOptions {
+            limit: 8,
+            kind: None,
+        }
+    }
+}
+
+impl SearchOptions {
+    /// At most `limit` skills, no tools (what skilldex's own `search`
+    /// tool answers).
+    pub fn skills(limit: usize) -> SearchOptions {
+        SearchOptions {
+            limit,
+            kind: Some(EntryKind::Skill),
+        }
+    }
+}
+
+/// What a catalog entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntryKind {
+    /// A skill: `Hit::index` is into [`Catalog::skills`].
+    Skill,
+    /// An MCP tool: `Hit::index` is into [`Catalog::tools`] (see
+    /// [`Catalog::tool_at`]).
+    Tool,
+}
+
+impl EntryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Skill => "skill",
+            EntryKind::Tool => "tool",
+        }
     }
 }
 
@@ -65,10 +103,12 @@ impl Confidence {
     }
 }
 
-/// One ranked skill.
+/// One ranked entry: a skill or a tool.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
-    /// Index into [`Catalog::skills`].
+    pub kind: EntryKind,
+    /// Index into [`Catalog::skills`] for a skill, into [`Catalog::tools`]
+    /// for a tool.
     pub index: usize,
     /// Relevance in 0..=1 (1 for a skill named exactly).
     pub score: f32,
@@ -154,6 +194,39 @@ const NAME_IDF_FLOOR: f32 = 0.35;
 /// Results scoring under this share of the best one are noise.
 const RELATIVE_FLOOR: f32 = 0.15;
 
+impl Hit {
+    /// The entry's id: a skill's id, or a tool's `server/tool`.
+    pub fn id<'a>(&self, catalog: &'a Catalog) -> &'a str {
+        match self.kind {
+            EntryKind::Skill => catalog
+                .skills()
+                .get(self.index)
+                .map_or("", |s| s.id.as_str()),
+            EntryKind::Tool => catalog
+                .tool_at(self.index)
+                .map_or("", |(_, t)| t.id.as_str()),
+        }
+    }
+}
+
+/// The text search indexes for one entry (`index` as in [`Hit::index`]),
+/// its fields joined by newlines: what an embedding of the entry should
+/// cover. A tool's text includes its server's name and description.
+pub fn entry_text(catalog: &Catalog, kind: EntryKind, index: usize) -> Option<String> {
+    match kind {
+        EntryKind::Skill => {
+            let s = catalog.skills().get(index)?;
+            Some([s.name.as_str(), &s.description, &s.headings, &s.lead].join("\n"))
+        }
+        EntryKind::Tool => {
+            let (server, tool) = catalog.tool_at(index)?;
+            let [name, described, parameters] = tools::tool_text(tool);
+            let [server_name, server_described] = tools::server_text(server);
+            Some([name, described, parameters, server_name, server_described].join("\n"))
+        }
+    }
+}
+
 /// The search index of one catalog snapshot, built once on first use.
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
@@ -167,10 +240,19 @@ pub struct SearchIndex {
     parent: Vec<u32>,
     /// Built on the first query word the index does not know.
     names: std::sync::OnceLock<NameWords>,
+    /// The tools' half (empty when the catalog has none).
+    tools: tools::ToolIndex,
 }
 
 impl SearchIndex {
     pub fn build(catalog: &Catalog) -> SearchIndex {
+        SearchIndex::build_with(catalog, ToolScoring::Hierarchical)
+    }
+
+    /// The index with tools scored as `scoring` says (flat scoring is kept
+    /// to measure what the hierarchy brings).
+    pub fn build_with(catalog: &Catalog, scoring: ToolScoring) -> SearchIndex {
+        let tool_index = tools::ToolIndex::build(catalog, scoring);
         let skill_texts: Vec<[&str; 4]> = catalog
             .skills()
             .iter()
@@ -271,7 +353,13 @@ impl SearchIndex {
             namespace_runs,
             parent,
             names: std::sync::OnceLock::new(),
+            tools: tool_index,
         }
+    }
+
+    /// How this index scores tools.
+    pub fn tool_scoring(&self) -> ToolScoring {
+        self.tools.scoring()
     }
 
     /// The words of the skills' names (see [`NameWords`]).
@@ -315,6 +403,7 @@ impl SearchIndex {
             + self.skill_namespace.len() * 4
             + self.namespace_runs.len() * 12
             + self.parent.len() * 4
+            + self.tools.heap_bytes()
     }
 }
 
@@ -325,7 +414,7 @@ impl Catalog {
     pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
         // `select:` names skills: no index needed.
         if let Some(list) = select_list(query) {
-            return select(self, query, list, options.limit.max(1));
+            return select(self, query, list, options);
         }
         SearchIndex::build(self).search(self, query, options)
     }
@@ -336,7 +425,7 @@ impl SearchIndex {
     /// from) for `query`.
     pub fn search(&self, catalog: &Catalog, query: &str, options: &SearchOptions) -> SearchResults {
         if let Some(list) = select_list(query) {
-            return select(catalog, query, list, options.limit.max(1));
+            return select(catalog, query, list, options);
         }
         search(catalog, self, query, options)
     }
@@ -370,7 +459,7 @@ impl Searchable {
     /// Rank the skills for `query`.
     pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
         if let Some(list) = select_list(query) {
-            return select(&self.catalog, query, list, options.limit.max(1));
+            return select(&self.catalog, query, list, options);
         }
         search(&self.catalog, self.index(), query, options)
     }
@@ -386,6 +475,93 @@ fn search(
     // A query is a few words; a runaway one is cut (at a character
     // boundary) so it costs what a long sentence costs, not more.
     let query = cut_at_char(query, MAX_QUERY_BYTES);
+    let want_tools = options.kind != Some(EntryKind::Skill) && catalog.tool_count() > 0;
+    let want_skills = options.kind != Some(EntryKind::Tool);
+    let skills = want_skills.then(|| search_skills(catalog, index, query, limit));
+    if !want_tools {
+        return skills.unwrap_or_else(|| SearchResults {
+            query: query.to_string(),
+            hits: Vec::new(),
+            namespaces: Vec::new(),
+            no_match: true,
+            confidence: Confidence::Low,
+            unmatched_terms: Vec::new(),
+            weak_terms: Vec::new(),
+        });
+    }
+    let tools = tools::search_tools(catalog, &index.tools, query, limit);
+    merge(query, skills, tools, limit)
+}
+
+/// One answer of the skills' and the tools' answers: hits by score (a
+/// skill before a tool at equal scores), words unmatched only when both
+/// missed them.
+fn merge(
+    query: &str,
+    skills: Option<SearchResults>,
+    tools: tools::ToolAnswer,
+    limit: usize,
+) -> SearchResults {
+    let Some(skills) = skills else {
+        return SearchResults {
+            query: query.to_string(),
+            no_match: tools.hits.is_empty(),
+            confidence: answer_confidence(&tools.hits),
+            hits: tools.hits,
+            namespaces: tools.servers,
+            unmatched_terms: tools.unmatched_terms,
+            weak_terms: tools.weak_terms,
+        };
+    };
+    let mut hits = skills.hits;
+    hits.extend(tools.hits);
+    // Stable: within a kind, the order of its own ranking stays.
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.kind.cmp(&b.kind)));
+    hits.truncate(limit);
+    let mut namespaces = skills.namespaces;
+    namespaces.extend(tools.servers);
+    namespaces.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    namespaces.truncate(3);
+    let missed =
+        |terms: &[String], weak: &[String], t: &String| terms.contains(t) || weak.contains(t);
+    let unmatched_terms: Vec<String> = skills
+        .unmatched_terms
+        .iter()
+        .filter(|t| tools.unmatched_terms.contains(t))
+        .cloned()
+        .collect();
+    let mut weak_terms: Vec<String> = Vec::new();
+    for t in skills.weak_terms.iter().chain(&tools.weak_terms) {
+        if missed(&skills.unmatched_terms, &skills.weak_terms, t)
+            && missed(&tools.unmatched_terms, &tools.weak_terms, t)
+            && !unmatched_terms.contains(t)
+            && !weak_terms.contains(t)
+        {
+            weak_terms.push(t.clone());
+        }
+    }
+    SearchResults {
+        query: query.to_string(),
+        no_match: hits.is_empty(),
+        confidence: answer_confidence(&hits),
+        hits,
+        namespaces,
+        unmatched_terms,
+        weak_terms,
+    }
+}
+
+/// Rank the skills alone.
+fn search_skills(
+    catalog: &Catalog,
+    index: &SearchIndex,
+    query: &str,
+    limit: usize,
+) -> SearchResults {
     let pinned = named_skills(catalog, query);
     let plan = plan(&index.skills, query, Some(index.name_words(catalog)));
     let scored = score(&index.skills, &plan);
@@ -497,6 +673,7 @@ fn search(
     let mut hits: Vec<Hit> = pinned
         .iter()
         .map(|&index| Hit {
+            kind: EntryKind::Skill,
             index,
             score: 1.0,
             confidence: Confidence::High,
@@ -516,6 +693,7 @@ fn search(
             continue;
         }
         hits.push(Hit {
+            kind: EntryKind::Skill,
             index: d,
             score: display_score(relevance),
             confidence: confidence(relevance, d),
@@ -629,7 +807,7 @@ pub fn select_list(query: &str) -> Option<&str> {
     head.eq_ignore_ascii_case("select:").then_some(rest)
 }
 
-fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchResults {
+fn select(catalog: &Catalog, query: &str, list: &str, options: &SearchOptions) -> SearchResults {
     let mut hits: Vec<Hit> = Vec::new();
     let mut unmatched_terms = Vec::new();
     for name in list
@@ -638,17 +816,30 @@ fn select(catalog: &Catalog, query: &str, list: &str, limit: usize) -> SearchRes
         .filter(|n| !n.is_empty())
         .take(MAX_SELECT)
     {
-        match lookup(catalog, name) {
-            Some(index) if !hits.iter().any(|h| h.index == index) => hits.push(Hit {
-                index,
-                score: 1.0,
-                confidence: Confidence::High,
-            }),
+        let skill = (options.kind != Some(EntryKind::Tool))
+            .then(|| lookup(catalog, name))
+            .flatten()
+            .map(|index| (EntryKind::Skill, index));
+        let tool = || {
+            (options.kind != Some(EntryKind::Skill))
+                .then(|| catalog.tool_entry(name))
+                .flatten()
+                .and_then(|(server, tool)| tools::position_of(catalog, server, tool))
+                .map(|index| (EntryKind::Tool, index))
+        };
+        match skill.or_else(tool) {
+            Some((kind, index)) if !hits.iter().any(|h| h.kind == kind && h.index == index) => hits
+                .push(Hit {
+                    kind,
+                    index,
+                    score: 1.0,
+                    confidence: Confidence::High,
+                }),
             Some(_) => {}
             None => unmatched_terms.push(name.to_string()),
         }
     }
-    let _ = limit; // a selection returns exactly what it names
+    // A selection returns exactly what it names, whatever the limit.
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),

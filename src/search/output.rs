@@ -2,7 +2,7 @@
 //! deferred-loading tool specs, and the sentence that says what a weak
 //! answer or a miss means.
 
-use super::{select_list, Confidence, SearchResults};
+use super::{select_list, Confidence, EntryKind, SearchResults};
 use crate::catalog::Catalog;
 use crate::paths::display_path;
 use crate::paths::PathStyle;
@@ -32,24 +32,42 @@ fn json_score(score: f32) -> f64 {
     format!("{score:.3}").parse().unwrap_or(0.0)
 }
 
-/// The `--json` shape of a search answer.
+/// The `--json` shape of a search answer: each result has its `kind`
+/// (`skill` or `tool`) and `id`.
 pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
     let base = std::env::current_dir().unwrap_or_default();
     let skills = catalog.skills();
     json!({
         "query": results.query,
-        "results": results.hits.iter().map(|h| {
-            let s = &skills[h.index];
-            json!({
-                "id": s.id,
-                "name": s.name,
-                "namespace": s.namespace,
-                "description": s.description,
-                "path": display_path(&s.path, paths, &base),
-                "score": json_score(h.score),
-                "confidence": h.confidence.as_str(),
-            })
-        }).collect::<Vec<_>>(),
+        "results": results.hits.iter().filter_map(|h| Some(match h.kind {
+            EntryKind::Skill => {
+                let s = skills.get(h.index)?;
+                json!({
+                    "kind": "skill",
+                    "id": s.id,
+                    "name": s.name,
+                    "namespace": s.namespace,
+                    "description": s.description,
+                    "path": display_path(&s.path, paths, &base),
+                    "score": json_score(h.score),
+                    "confidence": h.confidence.as_str(),
+                })
+            }
+            EntryKind::Tool => {
+                let (server, tool) = catalog.tool_at(h.index)?;
+                json!({
+                    "kind": "tool",
+                    "id": tool.id,
+                    "name": tool.name,
+                    "server": server.name,
+                    "title": tool.title,
+                    "description": tool.description,
+                    "path": display_path(&server.path, paths, &base),
+                    "score": json_score(h.score),
+                    "confidence": h.confidence.as_str(),
+                })
+            }
+        })).collect::<Vec<_>>(),
         "namespaces": results.namespaces.iter().map(|n| json!({"name": n.name, "score": json_score(n.score)})).collect::<Vec<_>>(),
         "no_match": results.no_match,
         "confidence": results.confidence.as_str(),
@@ -58,18 +76,34 @@ pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle
     })
 }
 
-/// Search results as deferred-loading tool specs, grouped by namespace:
-/// a host can register them and load a skill's body only when the model
-/// calls the tool.
+/// Search results as Responses-API `namespace` tools of deferred-loading
+/// functions: a skill's namespace holds a function per skill (calling it
+/// returns the skill's instructions), a tool server's namespace holds its
+/// tools with their sanitised `parameters`. A host registers them; the
+/// model loads a schema only when it needs it.
 pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
     let skills = catalog.skills();
     let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut servers: Vec<(&crate::toolcat::ToolNamespace, Vec<Value>)> = Vec::new();
     for hit in &results.hits {
-        let s = &skills[hit.index];
+        if hit.kind == EntryKind::Tool {
+            let Some((server, tool)) = catalog.tool_at(hit.index) else {
+                continue;
+            };
+            let function = super::specs::openai_function(tool, true);
+            match servers.iter_mut().find(|(s, _)| s.name == server.name) {
+                Some((_, tools)) => tools.push(function),
+                None => servers.push((server, vec![function])),
+            }
+            continue;
+        }
+        let Some(s) = skills.get(hit.index) else {
+            continue;
+        };
         let tool = json!({
             "type": "function",
             "name": tool_name(&s.id),
-            "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id)),
+            "description": cap_description(&format!("{} (Skill `{}`; calling this tool returns its instructions.)", s.description, s.id), "A skill."),
             "defer_loading": true,
             "parameters": {
                 "type": "object",
@@ -91,6 +125,9 @@ pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
             None => groups.push((s.namespace.clone(), vec![tool])),
         }
     }
+    let tool_groups = servers
+        .into_iter()
+        .map(|(server, tools)| super::specs::openai_namespace(server, tools));
     Value::Array(
         groups
             .into_iter()
@@ -102,10 +139,11 @@ pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
                 json!({
                     "type": "namespace",
                     "name": if name.is_empty() { "skills".to_string() } else { name },
-                    "description": cap_description(&description),
+                    "description": cap_description(&description, "A group of skills."),
                     "tools": tools,
                 })
             })
+            .chain(tool_groups)
             .collect(),
     )
 }
@@ -115,6 +153,12 @@ pub fn tool_specs(catalog: &Catalog, results: &SearchResults) -> Value {
 /// dropped: `café` → `cafe`) and a hash of the whole id, so that two
 /// skills never share a name (`数据-清洗` → `skill-1f0c…`).
 fn tool_name(id: &str) -> String {
+    function_name(id, "skill")
+}
+
+/// [`tool_name`] for any name, `fallback` standing for a name with no
+/// ASCII letter or digit.
+pub(super) fn function_name(id: &str, fallback: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     if !id.is_empty() && id.len() <= 64 && id.chars().all(allowed) {
@@ -134,7 +178,7 @@ fn tool_name(id: &str) -> String {
     let base = if base.chars().any(|c| c.is_ascii_alphanumeric()) {
         base
     } else {
-        "skill"
+        fallback
     };
     let mut hash = crate::hash::StableHasher::new();
     hash.write(id.as_bytes());
@@ -146,10 +190,10 @@ fn tool_name(id: &str) -> String {
 
 /// Descriptions in tool schemas: at most 1,000 bytes, cut at a character
 /// boundary, never empty.
-fn cap_description(text: &str) -> String {
+pub(super) fn cap_description(text: &str, empty: &str) -> String {
     const MAX: usize = 1000;
     if text.trim().is_empty() {
-        return "A group of skills.".to_string();
+        return empty.to_string();
     }
     if text.len() <= MAX {
         return text.to_string();

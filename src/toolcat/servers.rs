@@ -69,7 +69,7 @@ impl ConfiguredServer {
 
     /// A name usable as a folder name: not empty, no `/` or `\`, not `.`
     /// or `..`, no control characters.
-    pub fn check_name(&self) -> Result<(), String> {
+    pub fn check_name(&self) -> Result<(), BadServerName> {
         let name = &self.name;
         if name.is_empty()
             || name == "."
@@ -77,9 +77,7 @@ impl ConfiguredServer {
             || name.contains(['/', '\\'])
             || name.chars().any(char::is_control)
         {
-            Err(format!(
-                "server name {name:?} cannot be a folder name — rename it (letters, digits, `-`, `_`, `.`)"
-            ))
+            Err(BadServerName(name.clone()))
         } else {
             Ok(())
         }
@@ -282,9 +280,22 @@ pub fn import(path: &Path) -> Result<Vec<ConfiguredServer>, ImportError> {
     }
 }
 
+/// A server name that cannot be a folder name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("server name {0:?} cannot be a folder name — rename it (letters, digits, `-`, `_`, `.`)")]
+pub struct BadServerName(pub String);
+
+/// A `${VAR}` without a default whose variable is not set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`${{{0}}}` is not set — export {0}, or write `${{{0}:-default}}`")]
+pub struct UnsetVariable(pub String);
+
 /// `text` with `${VAR}` and `${VAR:-default}` replaced from `lookup`; an
 /// unset variable without a default is an error naming it.
-pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn expand(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, UnsetVariable> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -302,11 +313,7 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
         match (lookup(name).filter(|v| !v.is_empty()), default) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
-            (None, None) => {
-                return Err(format!(
-                    "`${{{name}}}` is not set — export {name}, or write `${{{name}:-default}}`"
-                ))
-            }
+            (None, None) => return Err(UnsetVariable(name.to_string())),
         }
         rest = &after[end + 1..];
     }
@@ -426,6 +433,7 @@ startup_timeout_ms = 1500
         assert_eq!(expand("${NOPE:-d}-${HOME}", &lookup).unwrap(), "d-/h");
         assert!(expand("${NOPE}", &lookup)
             .unwrap_err()
+            .to_string()
             .contains("export NOPE"));
         assert_eq!(expand("no vars $HOME", &lookup).unwrap(), "no vars $HOME");
     }

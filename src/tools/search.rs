@@ -34,7 +34,7 @@ pub fn search_skills(
         Err(answer) => return Ok(answer),
     };
     let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
-    let results = searchable.search(query, &crate::search::SearchOptions { limit });
+    let results = searchable.search(query, &crate::search::SearchOptions::skills(limit));
     let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
     if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
         for (hit, found) in hits.iter_mut().zip(&results.hits) {
@@ -82,7 +82,7 @@ fn disabled_matches<'a>(
     query: &str,
     limit: usize,
 ) -> Vec<&'a crate::model::Skill> {
-    let wider = everything.search(query, &crate::search::SearchOptions { limit });
+    let wider = everything.search(query, &crate::search::SearchOptions::skills(limit));
     if wider.no_match && crate::search::select_list(query).is_none() {
         return Vec::new();
     }

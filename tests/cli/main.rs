@@ -7,6 +7,8 @@ mod budget;
 mod catalog;
 mod config;
 mod disclosure;
+#[cfg(feature = "mcp")]
+mod gateway;
 mod grep;
 #[cfg(unix)]
 mod hardening;
@@ -21,6 +23,7 @@ mod properties;
 mod render;
 mod search;
 mod tools_catalog;
+mod tools_e2e;
 mod tools_lint;
 #[cfg(feature = "mcp")]
 mod tools_sync;

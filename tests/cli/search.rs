@@ -488,7 +488,7 @@ mod properties {
             limit in 1usize..12,
         ) {
             let catalog = catalog();
-            let options = skilldex::search::SearchOptions { limit };
+            let options = skilldex::search::SearchOptions::skills(limit);
             let results = catalog.search(&query, &options);
             prop_assert!(results.hits.len() <= limit);
             prop_assert_eq!(results.no_match, results.hits.is_empty());

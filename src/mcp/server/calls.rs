@@ -1,5 +1,6 @@
 //! `tools/list` and `tools/call`: the tools of `crate::tools`, with reads
-//! and greps off the protocol thread.
+//! and greps off the protocol thread; the gateway's tools are in
+//! `gateway.rs`.
 
 use super::SkilldexServer;
 use crate::mcp::skills;
@@ -13,8 +14,8 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 impl SkilldexServer {
-    pub(super) fn tools_list(&self) -> Result<ListToolsResult, McpError> {
-        let tools = tools::definitions()
+    pub(super) async fn tools_list(&self) -> Result<ListToolsResult, McpError> {
+        let mut tools: Vec<Tool> = tools::definitions()
             .into_iter()
             .map(|d| {
                 let schema = match d.input_schema {
@@ -32,6 +33,9 @@ impl SkilldexServer {
                 Tool::new(d.name, d.description, Arc::new(schema)).with_annotations(annotations)
             })
             .collect();
+        // The gateway's tools come after skilldex's own, the loaded ones
+        // last: the list only ever grows at its end.
+        tools.extend(self.gateway_tools(&self.view()).await?);
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -96,6 +100,9 @@ impl SkilldexServer {
                     .await;
             }
             other => {
+                if let Some(answer) = self.gateway_call(&request, &context, &view).await {
+                    return answer;
+                }
                 return Err(Self::invalid(ArgumentError::UnknownTool(other.to_string())));
             }
         };

@@ -64,7 +64,7 @@ impl ServerHandler for SkilldexServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        self.tools_list()
+        self.tools_list().await
     }
 
     async fn call_tool(

@@ -9,6 +9,7 @@
 
 mod calls;
 mod enable;
+mod gateway;
 mod handler;
 mod notify;
 mod prompts;
@@ -73,6 +74,8 @@ struct Inner {
     /// Becomes true when the client closes stdin: what waits on the
     /// client (an elicitation, a listen stream) stops then.
     input_closed: tokio::sync::watch::Sender<bool>,
+    /// The MCP servers behind skilldex and the tools loaded from them.
+    gateway: Arc<crate::mcp::gateway::Gateway>,
 }
 
 /// The skilldex MCP server. Cheap to clone: clones share one state.
@@ -104,6 +107,10 @@ impl SkilldexServer {
                 last_change: Mutex::new(None),
                 logged_revision: Mutex::new(options.snapshots.snapshot().revision().to_string()),
                 input_closed: tokio::sync::watch::Sender::new(false),
+                gateway: Arc::new(crate::mcp::gateway::Gateway::new(
+                    options.settings.as_ref(),
+                    Arc::clone(&options.log),
+                )),
             }),
         }
     }
@@ -174,6 +181,7 @@ impl SkilldexServer {
             .enable_resources()
             .enable_resources_list_changed()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_skills_with_directory_read()
             .build()
     }
@@ -245,6 +253,8 @@ pub(super) async fn run(options: ServeOptions) -> Result<(), ServeError> {
         .await
         .map(|_| ())
         .map_err(|e| ServeError::Session(e.to_string()));
+    // Stop the upstream servers the session started.
+    server.inner.gateway.pool.shutdown().await;
     // rmcp's end of the pipe is gone: the copier writes what is left.
     let _ = copier.await;
     ended

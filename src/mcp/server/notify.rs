@@ -35,6 +35,22 @@ impl SkilldexServer {
         }
     }
 
+    /// Tell every listener that the tool list grew.
+    pub(super) async fn notify_tools_changed(&self, peer: Option<&Peer<RoleServer>>) {
+        if let Some(peer) = peer {
+            if peer.peer_info().is_some() {
+                let _ = peer.notify_tool_list_changed().await;
+            }
+        }
+        let sinks: Vec<SubscriptionSink> = lock(&self.inner.sinks)
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect();
+        for sink in sinks {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+    }
+
     /// The catalog changed on disk: rebuild the view now (so the log shows
     /// problems at once) and tell the clients.
     pub(super) async fn on_catalog_change(&self, peer: &Peer<RoleServer>, revision: &str) {

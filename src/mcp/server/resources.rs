@@ -41,7 +41,9 @@ impl SkilldexServer {
                         "The Agent Skills discovery index of the skills served through skills/list.",
                     )
                     .with_mime_type("application/json");
-                (0, vec![directory, index])
+                let mut first = vec![directory, index];
+                first.extend(self.loaded_resource());
+                (0, first)
             }
         };
         let skills = view.catalog.skills();
@@ -74,6 +76,10 @@ impl SkilldexServer {
         let view = self.view();
         skills::check_length(&request.uri)
             .map_err(|why| McpError::resource_not_found(why, None))?;
+        if request.uri == crate::mcp::gateway::LOADED_URI {
+            let contents = self.read_loaded(&request.uri);
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         // Files are read off the protocol thread: other requests (a ping)
         // are answered meanwhile.
         let task = tokio::task::spawn_blocking(move || {

@@ -117,7 +117,8 @@ pub(crate) fn entry_with(
     let bytes = read_served(&folder, "SKILL.md").map_err(|e| format!("SKILL.md {e}"))?;
     let text =
         std::str::from_utf8(&bytes).map_err(|_| "SKILL.md is not valid UTF-8".to_string())?;
-    let mut frontmatter = crate::parse::frontmatter::strict_json(text)?;
+    let mut frontmatter =
+        crate::parse::frontmatter::strict_json(text).map_err(|e| e.to_string())?;
     let name = match frontmatter.remove("name") {
         Some(serde_json::Value::String(name)) if name == skill.name => name,
         Some(serde_json::Value::String(name)) => {

@@ -136,53 +136,82 @@ pub fn to_json(value: &Value) -> serde_json::Value {
     }
 }
 
+/// Why `strict_json` refused a file: what a strict YAML host would not read
+/// the way skilldex does.
+#[derive(Debug, thiserror::Error)]
+pub enum StrictJsonError {
+    #[error("the file is empty")]
+    Empty,
+    #[error("the file has no front matter")]
+    Missing,
+    #[error("the front matter opened on line {open_line} is never closed")]
+    Unterminated { open_line: u32 },
+    #[error("blank lines come before the opening `---`")]
+    LateStart,
+    #[error("the front matter is too large")]
+    TooLarge,
+    #[error("the front matter uses too many YAML aliases")]
+    TooManyAliases,
+    #[error("the front matter nests brackets too deeply")]
+    TooDeep,
+    /// The YAML error is part of the message (printed once).
+    #[error("the front matter is not strict YAML ({0})")]
+    Yaml(serde_yaml_ng::Error),
+    #[error("the front matter is not a map of keys")]
+    NotAMap,
+    #[error("the front matter has a key that is not a string: {0}")]
+    KeyNotText(String),
+    #[error("`{0}` holds a map whose keys are not all strings")]
+    NestedKeyNotText(String),
+    #[error(
+        "`{key}` holds `{number}`, a YAML float that JSON cannot carry — quote it to make it text"
+    )]
+    NonFinite { key: String, number: String },
+}
+
 /// The front matter of `text` as a JSON object, read the way a strict YAML
 /// host reads it: no repair of unquoted `: `, string keys only.
 /// The MCP Skills extension serves this next to the file, and hosts compare
 /// the two field by field, so anything a strict reader would see
 /// differently is an error here.
-pub fn strict_json(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+pub fn strict_json(
+    text: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, StrictJsonError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let split = split(text).map_err(|e| match e {
-        SplitError::Empty => "the file is empty".to_string(),
-        SplitError::Missing => "the file has no front matter".to_string(),
-        SplitError::Unterminated { open_line } => {
-            format!("the front matter opened on line {open_line} is never closed")
-        }
+        SplitError::Empty => StrictJsonError::Empty,
+        SplitError::Missing => StrictJsonError::Missing,
+        SplitError::Unterminated { open_line } => StrictJsonError::Unterminated { open_line },
     })?;
     if split.late_start {
-        return Err("blank lines come before the opening `---`".to_string());
+        return Err(StrictJsonError::LateStart);
     }
     if split.yaml.len() > MAX_FRONTMATTER_BYTES {
-        return Err("the front matter is too large".to_string());
+        return Err(StrictJsonError::TooLarge);
     }
     if count_aliases(split.yaml) > MAX_ALIASES {
-        return Err("the front matter uses too many YAML aliases".to_string());
+        return Err(StrictJsonError::TooManyAliases);
     }
     if crate::parse::bounds::check_flow_nesting(split.yaml).is_err() {
-        return Err("the front matter nests brackets too deeply".to_string());
+        return Err(StrictJsonError::TooDeep);
     }
-    let value: Value = serde_yaml_ng::from_str(split.yaml)
-        .map_err(|e| format!("the front matter is not strict YAML ({e})"))?;
+    let value: Value = serde_yaml_ng::from_str(split.yaml).map_err(StrictJsonError::Yaml)?;
     let Value::Mapping(map) = value else {
-        return Err("the front matter is not a map of keys".to_string());
+        return Err(StrictJsonError::NotAMap);
     };
     let mut out = serde_json::Map::new();
     for (key, value) in &map {
         let Value::String(key) = key else {
-            return Err(format!(
-                "the front matter has a key that is not a string: {key:?}"
-            ));
+            return Err(StrictJsonError::KeyNotText(format!("{key:?}")));
         };
         if contains_non_string_keys(value) {
-            return Err(format!(
-                "`{key}` holds a map whose keys are not all strings"
-            ));
+            return Err(StrictJsonError::NestedKeyNotText(key.clone()));
         }
         if let Some(number) = non_finite_number(value) {
-            return Err(format!(
-                "`{key}` holds `{number}`, a YAML float that JSON cannot carry — quote it to make it text"
-            ));
+            return Err(StrictJsonError::NonFinite {
+                key: key.clone(),
+                number,
+            });
         }
         out.insert(key.clone(), to_json(value));
     }
@@ -217,12 +246,15 @@ mod tests {
 
     #[test]
     fn strict_json_refuses_floats_json_cannot_carry() {
-        let error = strict_json("---\nname: a\ndescription: d\nlim: .inf\n---\n").unwrap_err();
+        let error = strict_json("---\nname: a\ndescription: d\nlim: .inf\n---\n")
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`lim`"), "{error}");
         assert!(error.contains("JSON cannot carry"), "{error}");
         assert!(error.contains("quote it"), "{error}");
         let error = strict_json("---\nname: a\ndescription: d\nmetadata:\n  x: [1, .nan]\n---\n")
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`metadata`"), "{error}");
         let ok = strict_json("---\nname: a\ndescription: d\nlim: \".inf\"\nn: 1.5\n---\n").unwrap();
         assert_eq!(ok["lim"], ".inf");

@@ -64,7 +64,7 @@ mod repair;
 mod split;
 mod yaml11;
 
-pub use json::{json_text, strict_json, to_json, yaml_scalar};
+pub use json::{json_text, strict_json, to_json, yaml_scalar, StrictJsonError};
 pub use split::{split, Split, SplitError};
 
 /// The fields of a skill header, typed where the format gives a type.
@@ -149,7 +149,9 @@ pub fn parse_fields(split: &Split<'_>) -> (Option<Fields>, Vec<Finding>) {
         ));
         return (None, findings);
     }
-    if let Err((line, column)) = super::bounds::check_flow_nesting(split.yaml) {
+    if let Err(super::bounds::TooDeep { line, column }) =
+        super::bounds::check_flow_nesting(split.yaml)
+    {
         findings.push(Finding::new(
             Code::YamlInvalid,
             at(line as u32, column as u32),

@@ -57,7 +57,7 @@ pub fn open_file(
         return Err(escapes("contains a NUL byte"));
     }
     let dir = skill.dir();
-    let candidate = resolve_inside(dir, relative).map_err(escapes)?;
+    let candidate = resolve_inside(dir, relative).map_err(|e| escapes(&e.to_string()))?;
     let not_found = || ReadError::NotFound {
         skill: skill.id.clone(),
         path: relative.to_string(),

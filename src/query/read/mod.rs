@@ -50,20 +50,31 @@ pub struct LineRange {
     pub end: Option<usize>,
 }
 
+/// Why a `--lines` value is not a range of lines.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineRangeError {
+    #[error("line numbers start at 1")]
+    Zero,
+    #[error("`{0}` is not a line number")]
+    NotANumber(String),
+    #[error("the range {start}:{end} ends before it starts")]
+    Backwards { start: usize, end: usize },
+}
+
 impl std::str::FromStr for LineRange {
-    type Err = String;
+    type Err = LineRangeError;
 
     /// `A:B`, `A:`, `:B` or `A` (one line).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let number = |s: &str| -> Result<Option<usize>, String> {
+        let number = |s: &str| -> Result<Option<usize>, LineRangeError> {
             let s = s.trim();
             if s.is_empty() {
                 return Ok(None);
             }
             match s.parse::<usize>() {
-                Ok(0) => Err("line numbers start at 1".to_string()),
+                Ok(0) => Err(LineRangeError::Zero),
                 Ok(n) => Ok(Some(n)),
-                Err(_) => Err(format!("`{s}` is not a line number")),
+                Err(_) => Err(LineRangeError::NotANumber(s.to_string())),
             }
         };
         let (start, end) = match text.split_once(':') {
@@ -73,9 +84,9 @@ impl std::str::FromStr for LineRange {
                 (n, n)
             }
         };
-        if let (Some(a), Some(b)) = (start, end) {
-            if a > b {
-                return Err(format!("the range {a}:{b} ends before it starts"));
+        if let (Some(start), Some(end)) = (start, end) {
+            if start > end {
+                return Err(LineRangeError::Backwards { start, end });
             }
         }
         Ok(LineRange { start, end })

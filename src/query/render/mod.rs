@@ -33,6 +33,9 @@
 mod compose;
 mod fit;
 mod text;
+mod tools;
+
+pub use tools::ShownServer;
 
 pub(crate) use crate::paths::normalize;
 pub use crate::paths::{display_path, PathStyle};
@@ -217,6 +220,10 @@ pub struct RenderedDirectory {
     /// False when the budget is smaller than the shortest possible
     /// directory; the shortest one is returned anyway.
     pub fits: bool,
+    /// The MCP tool servers, one line each (and their tools' lines when the
+    /// budget left room); empty when the catalog has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_servers: Vec<ShownServer>,
 }
 
 /// A skill prepared for display.
@@ -270,10 +277,12 @@ struct Plan {
     headed: usize,
 }
 
-/// Render the directory of `catalog`.
+/// Render the directory of `catalog`: its skills, then its MCP tool
+/// servers (see `tools.rs`).
 pub fn render_directory(catalog: &Catalog, options: &RenderOptions) -> RenderedDirectory {
-    let renderer = Renderer::new(catalog, options);
-    renderer.render()
+    tools::with_tool_servers(catalog, options, |options| {
+        Renderer::new(catalog, options).render()
+    })
 }
 
 struct Renderer<'a> {
@@ -708,6 +717,7 @@ impl<'a> Renderer<'a> {
             cost,
             budget: self.options.budget,
             fits,
+            tool_servers: Vec::new(),
         }
     }
 }
@@ -814,7 +824,7 @@ pub(crate) fn entries_where(
 
 /// The JSON document for `--format json`.
 pub fn to_json(catalog: &Catalog, rendered: &RenderedDirectory) -> serde_json::Value {
-    serde_json::json!({
+    let mut value = serde_json::json!({
         "revision": catalog.revision(),
         "mode": rendered.mode,
         "budget": rendered.budget,
@@ -825,5 +835,9 @@ pub fn to_json(catalog: &Catalog, rendered: &RenderedDirectory) -> serde_json::V
         "collapsed": rendered.collapsed,
         "shortened": rendered.shortened,
         "name_only": rendered.name_only,
-    })
+    });
+    if !rendered.tool_servers.is_empty() {
+        value["tool_servers"] = serde_json::json!(rendered.tool_servers);
+    }
+    value
 }

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The venv's python, created once per test run.
-fn python() -> &'static Path {
+pub(crate) fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
         let venv = repo().join("target/mcp-venv");
@@ -116,7 +116,7 @@ fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 #[allow(clippy::print_stdout)] // the report, shown with --nocapture
-fn run_script(script: &str, args: &[&str]) {
+pub(crate) fn run_script(script: &str, args: &[&str]) {
     let output = Command::new(python())
         .arg(repo().join("tests/mcp").join(script))
         .args(args)

@@ -1,0 +1,374 @@
+//! The gateway: skilldex in front of the MCP servers of `mcp_servers`
+//! (DESIGN §14).
+//!
+//! The model keeps skilldex's few tools plus `tool_search`. When it
+//! notices a gap it searches in its own words; the tools found are loaded:
+//! appended to skilldex's own `tools/list` under callable names
+//! (`server__tool`, see [`loaded`]) and announced with
+//! `notifications/tools/list_changed`. Within a session that list only
+//! grows, and a loaded tool keeps its place and schema, so prompt caches
+//! keep hitting. A call of a loaded tool is proxied to its server through
+//! the [`pool`]; `call_tool {tool, arguments}` runs any catalog tool by id
+//! for clients that never list again.
+//!
+//! Skills are not in `tool_search`: a hit there is loaded (it changes the
+//! tool list), which a skill cannot be, and a skill is read, not called —
+//! `search_skills` finds those. Keeping the two apart also keeps the eight
+//! places of a tool search for tools.
+//!
+//! This module holds no rmcp server types: `server/gateway.rs` wires it
+//! into the handler.
+
+pub mod find;
+pub mod loaded;
+pub mod pool;
+
+use crate::catalog::Catalog;
+use crate::toolcat::{CatalogTool, ToolNamespace};
+use find::ToolSet;
+use loaded::Loaded;
+use pool::Pool;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+pub const TOOL_SEARCH: &str = "tool_search";
+pub const CALL_TOOL: &str = "call_tool";
+/// The resource listing the loaded tools.
+pub const LOADED_URI: &str = "skilldex://tools/loaded";
+pub const DEFAULT_LIMIT: usize = 8;
+pub const MAX_LIMIT: usize = 50;
+/// How long a server gets to start, and to answer one call (restarted by
+/// each progress notification), unless its entry sets `timeout`.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// How much of `tool_search`'s description the server list may take.
+const SERVER_LIST_BYTES: usize = 1_500;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A tool set with the snapshot and generation it was read at.
+type CachedSet = (Arc<Catalog>, u64, Arc<ToolSet>);
+
+/// The gateway of one session.
+pub struct Gateway {
+    pub pool: Pool,
+    /// Bumped when a snapshot is rewritten (an upstream's tools changed).
+    generation: Arc<AtomicU64>,
+    /// The tool set of the last catalog snapshot seen, at a generation.
+    tools: Mutex<Option<CachedSet>>,
+    pub loaded: Mutex<Loaded>,
+    /// `tool_search` and `call_tool` as first listed (None: no tools and
+    /// no servers then, so they are not offered).
+    definitions: OnceLock<Option<Vec<Value>>>,
+}
+
+/// Why a gateway tool's arguments are refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GatewayArgumentError(pub String);
+
+impl Gateway {
+    /// The servers of `settings` (none without a configuration).
+    pub fn new(settings: Option<&crate::config::Settings>, log: crate::mcp::Log) -> Gateway {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let servers = settings
+            .map(|s| crate::config::configured_servers(&s.files))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.config.enabled != Some(false))
+            .map(|server| {
+                let command = crate::mcp::upstream::UpstreamCommand::for_server(
+                    &server,
+                    DEFAULT_TIMEOUT,
+                    &lookup,
+                );
+                (server.name, command)
+            })
+            .collect();
+        let generation = Arc::new(AtomicU64::new(0));
+        Gateway {
+            pool: Pool::new(servers, log, Arc::clone(&generation)),
+            generation,
+            tools: Mutex::new(None),
+            loaded: Mutex::new(Loaded::default()),
+            definitions: OnceLock::new(),
+        }
+    }
+
+    /// The tool set of `catalog` (read from disk once per snapshot and
+    /// per rewritten upstream snapshot). Blocks: call it off the protocol
+    /// thread.
+    pub fn tool_set(&self, catalog: &Arc<Catalog>) -> Arc<ToolSet> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        if let Some((seen, at, set)) = lock(&self.tools).as_ref() {
+            if Arc::ptr_eq(seen, catalog) && *at == generation {
+                return Arc::clone(set);
+            }
+        }
+        let set = Arc::new(ToolSet::of(catalog));
+        *lock(&self.tools) = Some((Arc::clone(catalog), generation, Arc::clone(&set)));
+        set
+    }
+
+    /// `tool_search` and `call_tool`, frozen the first time they are
+    /// listed; `None` when there are neither tools nor servers.
+    pub fn definitions(&self, set: &ToolSet) -> Option<&[Value]> {
+        self.definitions
+            .get_or_init(|| {
+                (set.tool_count() > 0 || !self.pool.is_empty())
+                    .then(|| vec![search_definition(set, &self.pool), call_definition()])
+            })
+            .as_deref()
+    }
+
+    /// Run `tool_search`: find, load what is new, and answer. `reserved`
+    /// are names never given to a loaded tool. Returns the answer and
+    /// whether the tool list grew.
+    pub fn search(
+        &self,
+        set: &ToolSet,
+        arguments: &Map<String, Value>,
+        reserved: &dyn Fn(&str) -> bool,
+    ) -> Result<(Value, bool), GatewayArgumentError> {
+        let query = match arguments.get("query") {
+            Some(Value::String(q)) if !q.trim().is_empty() => q.trim().to_string(),
+            Some(Value::String(_)) | None | Some(Value::Null) => {
+                return Err(GatewayArgumentError(
+                    "`query` is required: say in a few words what you need to do (or give a tool's name)".into(),
+                ))
+            }
+            Some(other) => {
+                return Err(GatewayArgumentError(format!(
+                    "`query` must be a string, not {other}"
+                )))
+            }
+        };
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_LIMIT,
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(n @ 1..) => (n as usize).min(MAX_LIMIT),
+                _ => {
+                    return Err(GatewayArgumentError(format!(
+                        "`limit` must be a whole number from 1 to {MAX_LIMIT}, not {n}"
+                    )))
+                }
+            },
+            Some(other) => {
+                return Err(GatewayArgumentError(format!(
+                    "`limit` must be a whole number from 1 to {MAX_LIMIT}, not {other}"
+                )))
+            }
+        };
+        let hits = set.search(&query, limit);
+        let mut loaded = lock(&self.loaded);
+        let mut grew = false;
+        let mut tools = Vec::with_capacity(hits.len());
+        for (server, tool) in hits {
+            let definition = definition(server, tool);
+            let changed = loaded.changed(&tool.id, &tool.input_schema) == Some(true);
+            let (entry, new) =
+                loaded.load(&tool.id, &server.name, &tool.name, definition, reserved);
+            grew |= new;
+            let mut hit = json!({
+                "name": entry.name,
+                "id": tool.id,
+                "server": server.name,
+                "description": tool.description,
+                "input_schema": tool.input_schema,
+                "status": if new { "loaded" } else if changed { "changed" } else { "already loaded" },
+            });
+            if let Some(title) = &tool.title {
+                hit["title"] = json!(title);
+            }
+            if changed {
+                hit["note"] = json!(format!(
+                    "`{}` keeps the schema it was loaded with; `{}` now publishes the one above — run it with `call_tool` to use it",
+                    entry.name, server.name
+                ));
+            }
+            tools.push(hit);
+        }
+        let names: Vec<&str> = loaded.entries().iter().map(|e| e.name.as_str()).collect();
+        let mut answer = json!({
+            "query": query,
+            "tools": tools,
+            "loaded": names,
+        });
+        if tools_is_empty(&answer) {
+            let servers: Vec<&str> = set.servers.iter().map(|s| s.name.as_str()).collect();
+            answer["note"] = json!(if servers.is_empty() {
+                "no tool catalog is available: no MCP server has a snapshot (`skilldex tools sync` writes them)".to_string()
+            } else {
+                format!(
+                    "no tool matches; try other words, or a server's name ({})",
+                    servers.join(", ")
+                )
+            });
+        }
+        Ok((answer, grew))
+    }
+
+    /// Whether the gateway is offered: servers are configured, or the
+    /// first `tools/list` found tools.
+    pub fn is_on(&self) -> bool {
+        !self.pool.is_empty() || self.definitions.get().is_some_and(Option::is_some)
+    }
+
+    /// The loaded tools, as the resource shows them.
+    pub fn loaded_json(&self) -> Value {
+        let loaded = lock(&self.loaded);
+        let entries: Vec<Value> = loaded
+            .entries()
+            .iter()
+            .map(|e| json!({"name": e.name, "id": e.id, "server": e.server}))
+            .collect();
+        json!({ "loaded": entries })
+    }
+}
+
+/// The session's loaded tools (the guard must not be held across an
+/// `.await`).
+pub fn lock_loaded(gateway: &Gateway) -> std::sync::MutexGuard<'_, Loaded> {
+    lock(&gateway.loaded)
+}
+
+fn tools_is_empty(answer: &Value) -> bool {
+    answer["tools"].as_array().is_none_or(Vec::is_empty)
+}
+
+/// A catalog tool as skilldex lists it once loaded (the name is set by
+/// [`Loaded::load`]).
+pub fn definition(_server: &ToolNamespace, tool: &CatalogTool) -> Value {
+    let mut definition = json!({
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+    });
+    if let Some(title) = &tool.title {
+        definition["title"] = json!(title);
+    }
+    if let Some(annotations @ Value::Object(_)) = &tool.annotations {
+        definition["annotations"] = annotations.clone();
+    }
+    definition
+}
+
+fn search_definition(set: &ToolSet, pool: &Pool) -> Value {
+    let mut servers = String::new();
+    let mut left = 0;
+    let mut named: Vec<&str> = Vec::new();
+    for server in &set.servers {
+        named.push(&server.name);
+        let line = format!(
+            "\n- {} ({}): {}",
+            server.name,
+            crate::text::plural(server.tools.len(), "tool", "tools"),
+            crate::schema::cut_at_char_boundary(&server.description, 160)
+        );
+        if servers.len() + line.len() > SERVER_LIST_BYTES {
+            left += 1;
+        } else {
+            servers.push_str(&line);
+        }
+    }
+    let unsynced: Vec<&str> = pool.names().filter(|n| !named.contains(n)).collect();
+    if left > 0 {
+        servers.push_str(&format!("\n- and {left} more servers"));
+    }
+    let mut description = String::from(
+        "Find tools of the MCP servers behind skilldex and load them. Say in a few words what you need to do \
+(or give a tool's name or `server/tool` id); the best matches (8 by default) are added to the end of your tool list as \
+`server__tool` and stay there for this session: call them directly. If your tool list does not refresh, run a found tool \
+with `call_tool`. Every answer lists the loaded tools.",
+    );
+    if !servers.is_empty() {
+        description.push_str("\n\nServers:");
+        description.push_str(&servers);
+    }
+    if !unsynced.is_empty() {
+        description.push_str(&format!(
+            "\n\nConfigured without a tool snapshot (not searchable): {}",
+            unsynced.join(", ")
+        ));
+    }
+    json!({
+        "name": TOOL_SEARCH,
+        "description": description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What you need to do, in a few words; or a tool's name or `server/tool` id."
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": format!("At most this many tools (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).")
+                }
+            },
+            "required": ["query"]
+        },
+        "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+    })
+}
+
+fn call_definition() -> Value {
+    json!({
+        "name": CALL_TOOL,
+        "description": "Run a tool of an MCP server behind skilldex by its id (`server/tool`, as `tool_search` gives it). \
+    For clients whose tool list does not show the tools `tool_search` loaded; otherwise call those directly.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "tool": {
+                    "type": "string",
+                    "description": "The tool's id, `server/tool`, from a `tool_search` answer."
+                },
+                "arguments": {
+                    "type": "object",
+                    "description": "The tool's arguments, as its input schema in the `tool_search` answer describes them.",
+                    "properties": {}
+                }
+            },
+            "required": ["tool"]
+        },
+        "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}
+    })
+}
+
+/// The `call_tool` arguments: the tool's key and its arguments.
+pub fn call_arguments(
+    arguments: &Map<String, Value>,
+) -> Result<(String, Option<Map<String, Value>>), GatewayArgumentError> {
+    let tool = match arguments.get("tool") {
+        Some(Value::String(t)) if !t.trim().is_empty() => t.trim().to_string(),
+        _ => {
+            return Err(GatewayArgumentError(
+                "`tool` is required: the tool's id, `server/tool`, from a `tool_search` answer"
+                    .into(),
+            ))
+        }
+    };
+    let inner = match arguments.get("arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map.clone()),
+        // Some models pass the arguments as a JSON text.
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => {
+                return Err(GatewayArgumentError(
+                    "`arguments` must be an object of the tool's arguments".into(),
+                ))
+            }
+        },
+        Some(_) => {
+            return Err(GatewayArgumentError(
+                "`arguments` must be an object of the tool's arguments".into(),
+            ))
+        }
+    };
+    Ok((tool, inner))
+}

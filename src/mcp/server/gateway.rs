@@ -1,0 +1,207 @@
+//! The gateway in the handler: `tool_search` and `call_tool` in
+//! `tools/list` (after skilldex's own tools, before the loaded ones), the
+//! loaded tools appended, calls of loaded tools proxied to their servers,
+//! `notifications/tools/list_changed` when the list grows, and the
+//! resource of loaded names.
+
+use super::{SkilldexServer, View};
+use crate::mcp::gateway::{self, find::ToolSet, pool::Through};
+use crate::tools;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Resource,
+    ResourceContents, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::ErrorData as McpError;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+impl SkilldexServer {
+    /// The tool set of the view's snapshot, read off the protocol thread.
+    pub(super) async fn tool_set(&self, view: &View) -> Result<Arc<ToolSet>, McpError> {
+        let gateway = Arc::clone(&self.inner.gateway);
+        let catalog = Arc::clone(&view.catalog);
+        tokio::task::spawn_blocking(move || gateway.tool_set(&catalog))
+            .await
+            .map_err(|e| {
+                McpError::internal_error(format!("loading the tool catalog failed: {e}"), None)
+            })
+    }
+
+    /// What the gateway adds to `tools/list`: `tool_search` and
+    /// `call_tool` (when there are tools or servers), then every loaded
+    /// tool in load order, each as it was first listed.
+    pub(super) async fn gateway_tools(&self, view: &View) -> Result<Vec<Tool>, McpError> {
+        let set = self.tool_set(view).await?;
+        let gateway = &self.inner.gateway;
+        let mut listed = Vec::new();
+        for definition in gateway.definitions(&set).unwrap_or_default() {
+            listed.push(tool_of(definition)?);
+        }
+        let loaded = gateway::lock_loaded(gateway);
+        for entry in loaded.entries() {
+            listed.push(tool_of(&entry.definition)?);
+        }
+        Ok(listed)
+    }
+
+    /// Whether `name` is a gateway tool or a loaded one; answers its call.
+    pub(super) async fn gateway_call(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+    ) -> Option<Result<CallToolResponse, McpError>> {
+        let name = request.name.as_ref();
+        let arguments = request.arguments.clone().unwrap_or_default();
+        match name {
+            gateway::TOOL_SEARCH => Some(self.tool_search(&arguments, context, view).await),
+            gateway::CALL_TOOL => Some(self.call_by_id(&arguments, context, view).await),
+            _ => {
+                let entry = gateway::lock_loaded(&self.inner.gateway)
+                    .by_name(name)
+                    .cloned()?;
+                let set = match self.tool_set(view).await {
+                    Ok(set) => set,
+                    Err(error) => return Some(Err(error)),
+                };
+                let snapshot = set.server(&entry.server).map(|s| s.path.clone());
+                let result = self
+                    .inner
+                    .gateway
+                    .pool
+                    .call(
+                        &entry.server,
+                        &entry.tool,
+                        request.arguments.clone(),
+                        snapshot,
+                        through(context),
+                    )
+                    .await;
+                Some(Ok(result.into()))
+            }
+        }
+    }
+
+    async fn tool_search(
+        &self,
+        arguments: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+    ) -> Result<CallToolResponse, McpError> {
+        let set = self.tool_set(view).await?;
+        let reserved = |name: &str| {
+            tools::definitions().iter().any(|d| d.name == name)
+                || name == gateway::TOOL_SEARCH
+                || name == gateway::CALL_TOOL
+        };
+        let (answer, grew) = match self.inner.gateway.search(&set, arguments, &reserved) {
+            Ok(found) => found,
+            Err(error) => return Ok(text_result(error.to_string(), true).into()),
+        };
+        if grew {
+            self.notify_tools_changed(Some(&context.peer)).await;
+        }
+        Ok(text_result(answer.to_string(), false).into())
+    }
+
+    async fn call_by_id(
+        &self,
+        arguments: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+    ) -> Result<CallToolResponse, McpError> {
+        let (key, inner) = match gateway::call_arguments(arguments) {
+            Ok(parsed) => parsed,
+            Err(error) => return Ok(text_result(error.to_string(), true).into()),
+        };
+        let set = self.tool_set(view).await?;
+        // A loaded tool's callable name works too.
+        let loaded = gateway::lock_loaded(&self.inner.gateway)
+            .by_name(&key)
+            .cloned();
+        let (server, tool, snapshot) = match (set.get(&key), loaded) {
+            (Some((server, tool)), _) => (
+                server.name.clone(),
+                tool.name.clone(),
+                Some(server.path.clone()),
+            ),
+            (None, Some(entry)) => (
+                entry.server.clone(),
+                entry.tool.clone(),
+                set.server(&entry.server).map(|s| s.path.clone()),
+            ),
+            (None, None) => {
+                let near: Vec<String> = set
+                    .search(&key, 3)
+                    .into_iter()
+                    .map(|(_, t)| format!("`{}`", t.id))
+                    .collect();
+                let hint = if near.is_empty() {
+                    " — find tools with `tool_search`".to_string()
+                } else {
+                    format!(
+                        " — did you mean {}? (`tool_search` finds tools)",
+                        near.join(", ")
+                    )
+                };
+                return Ok(
+                    text_result(format!("no tool `{key}` in the tool catalog{hint}"), true).into(),
+                );
+            }
+        };
+        let result = self
+            .inner
+            .gateway
+            .pool
+            .call(&server, &tool, inner, snapshot, through(context))
+            .await;
+        Ok(result.into())
+    }
+
+    /// The loaded-tools resource, listed after the directory when the
+    /// gateway is on.
+    pub(super) fn loaded_resource(&self) -> Option<Resource> {
+        let on = self.inner.gateway.is_on();
+        on.then(|| {
+            Resource::new(gateway::LOADED_URI, "loaded tools")
+                .with_description(
+                    "The tools tool_search loaded in this session, in the order they were appended to tools/list.",
+                )
+                .with_mime_type("application/json")
+        })
+    }
+
+    pub(super) fn read_loaded(&self, uri: &str) -> ResourceContents {
+        ResourceContents::text(self.inner.gateway.loaded_json().to_string(), uri)
+            .with_mime_type("application/json")
+    }
+}
+
+/// What a proxied call carries from the client's request.
+fn through(context: &RequestContext<RoleServer>) -> Through {
+    let cancel = context.ct.clone();
+    Through {
+        peer: context.peer.clone(),
+        progress_token: context.meta.get_progress_token(),
+        cancelled: Box::pin(async move { cancel.cancelled().await }),
+    }
+}
+
+fn text_result(text: String, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+fn tool_of(definition: &Value) -> Result<Tool, McpError> {
+    serde_json::from_value(definition.clone()).map_err(|e| {
+        McpError::internal_error(
+            format!("a gateway tool definition is not an MCP tool: {e}"),
+            None,
+        )
+    })
+}

@@ -1,0 +1,256 @@
+"""End-to-end check of the gateway with the official MCP Python SDK.
+
+Run by tests/cli/gateway.rs as:
+    python gateway.py --mode legacy|auto --binary SKILLDEX --folder FOLDER
+
+FOLDER holds a skilldex.yaml with two upstream test servers
+(tests/fixtures/mcp-servers/gateway_server.py: `office` and `lab`, a few
+hundred tools) whose snapshots `skilldex tools sync` has written. The
+script drives `skilldex serve` as an independent client would: search,
+the found tools appended to tools/list, calls proxied upstream, twenty
+loads keeping every earlier entry byte for byte, a crash mid-call, errors,
+progress, a slow server beside a fast one, and an upstream whose tools
+change. Every check prints one `ok`/`FAIL` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+failures: list[str] = []
+
+
+def check(condition: bool, what: str, detail: Any = "") -> bool:
+    if condition:
+        print(f"ok    {what}")
+    else:
+        print(f"FAIL  {what} {detail}")
+        failures.append(what)
+    return condition
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def dumped(tools: list[types.Tool]) -> list[str]:
+    """Each tool as the bytes a host would put in its prompt."""
+    return [json.dumps(t.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True) for t in tools]
+
+
+async def eventually(what: str, probe, seconds: float = 20.0) -> Any:
+    """Poll `probe` until it returns something truthy, with a deadline."""
+    last = None
+    with anyio.move_on_after(seconds):
+        while True:
+            last = await probe()
+            if last:
+                check(True, what)
+                return last
+            await anyio.sleep(0.05)
+    check(False, what, f"not within {seconds} s; last: {last}")
+    return None
+
+
+# Queries for twenty successive loads, in the fixture's vocabulary.
+LOADS = [
+    "schedule a meeting", "share a contract", "export the budget", "archive a memo",
+    "rename a badge", "list desks", "merge printer", "cancel an expense", "approve payroll",
+    "create a holiday", "measure a sample", "label a reagent", "thaw a culture",
+    "dilute buffer", "record a spectrum", "inspect the microscope", "discard a plate",
+    "reserve the freezer", "calibrate the pipette", "transfer an enzyme",
+]
+
+
+async def main(args: argparse.Namespace) -> None:
+    folder = Path(args.folder)
+    tool_changes = 0
+
+    async def on_message(message: Any) -> None:
+        nonlocal tool_changes
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            tool_changes += 1
+
+    server = StdioServerParameters(
+        command=args.binary,
+        args=["serve"],
+        env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
+        cwd=str(folder),
+    )
+    async with Client(server, mode=args.mode, message_handler=on_message, cache=None,
+                      read_timeout_seconds=30) as client:
+        modern = (client.protocol_version or "") >= "2026-07-28"
+        listen = client.listen(tools_list_changed=True) if modern else None
+        subscription = await listen.__aenter__() if listen else None
+
+        async def count_events() -> None:
+            nonlocal tool_changes
+            async for _ in subscription:
+                tool_changes += 1
+
+        async with anyio.create_task_group() as events:
+            if subscription is not None:
+                events.start_soon(count_events)
+            await session(client, folder, lambda: tool_changes)
+            events.cancel_scope.cancel()
+        if listen is not None:
+            await listen.__aexit__(None, None, None)
+
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+
+
+async def session(client: Client, folder: Path, tool_changes) -> None:
+    if True:
+        first = (await client.list_tools()).tools
+        names = [t.name for t in first]
+        check(names[-2:] == ["tool_search", "call_tool"],
+              "tool_search and call_tool follow skilldex's own tools", names)
+        search = next(t for t in first if t.name == "tool_search")
+        check("office (2" in (search.description or "") and "lab (1" in (search.description or ""),
+              "tool_search's description lists the servers with their tool counts", search.description)
+        check((search.input_schema.get("required") or []) == ["query"], "tool_search needs only a query")
+
+        # --- search → appended at the end → call → upstream result
+        before = dumped(first)
+        result = await client.call_tool("tool_search", {"query": "approve an invoice"})
+        answer = json.loads(text_of(result))
+        found = [hit["id"] for hit in answer["tools"]]
+        check(not result.is_error and found[:1] == ["office/invoice_approve"],
+              "tool_search finds the tool the words describe", found)
+        check(len(found) == 8, "tool_search returns 8 tools by default", len(found))
+        check(answer["loaded"] == [hit["name"] for hit in answer["tools"]],
+              "the answer lists the loaded names", answer["loaded"])
+        await eventually("a load sends notifications/tools/list_changed", lambda: _true(tool_changes() > 0))
+        after = dumped((await client.list_tools()).tools)
+        check(after[:len(before)] == before, "the earlier entries stay byte for byte in place")
+        appended = [json.loads(t)["name"] for t in after[len(before):]]
+        check(appended == answer["loaded"], "the found tools are appended at the end, in answer order", appended)
+        result = await client.call_tool("office__invoice_approve", {"id": "inv-42"})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("server") == "office"
+              and structured.get("tool") == "invoice_approve"
+              and structured.get("arguments") == {"id": "inv-42"},
+              "a loaded tool's call reaches its upstream and comes back", structured)
+
+        # --- twenty successive loads never move an earlier entry
+        listed = after
+        stable = True
+        grew = 0
+        for query in LOADS:
+            result = await client.call_tool("tool_search", {"query": query, "limit": 2})
+            if result.is_error:
+                stable = False
+                print(f"      search {query!r} failed: {text_of(result)}")
+                continue
+            now = dumped((await client.list_tools()).tools)
+            if now[:len(listed)] != listed:
+                stable = False
+            grew += len(now) > len(listed)
+            listed = now
+        check(stable, "20 successive loads keep every earlier entry byte for byte in place")
+        check(grew >= 15, "the successive loads append new tools", grew)
+        names = [json.loads(t)["name"] for t in listed]
+        check(len(names) == len(set(names)) and all(len(n) <= 64 for n in names),
+              "callable names are unique and within 64 characters")
+        resource = await client.read_resource("skilldex://tools/loaded")
+        loaded = json.loads(resource.contents[0].text)["loaded"]
+        check([e["name"] for e in loaded] == names[6:], "the loaded-tools resource lists them in list order")
+
+        # --- errors come back as tool errors with the server's message
+        result = await client.call_tool("call_tool", {"tool": "lab/fail_rpc"})
+        check(result.is_error and "lab says no" in text_of(result),
+              "an upstream JSON-RPC error is a tool error with its message", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "lab/fail_tool"})
+        check(result.is_error and "widget is jammed" in text_of(result),
+              "an upstream tool error is passed through", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "lab/no_such_thing"})
+        check(result.is_error and "tool_search" in text_of(result),
+              "an unknown id is a tool error that points to tool_search", text_of(result))
+
+        # --- a crash mid-call, then the next call works
+        result = await client.call_tool("call_tool", {"tool": "lab/echo", "arguments": {"text": "one"}})
+        pid = (result.structured_content or {}).get("pid")
+        result = await client.call_tool("call_tool", {"tool": "lab/crash_now"})
+        check(result.is_error and "exited during the call" in text_of(result)
+              and "crash requested" in text_of(result),
+              "a crash mid-call is a clean tool error with the server's last words", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "lab/echo", "arguments": {"text": "two"}})
+        again = result.structured_content or {}
+        check(not result.is_error and again.get("arguments") == {"text": "two"} and again.get("pid") != pid,
+              "the next call works, on a restarted server", (text_of(result), pid))
+
+        # --- progress is carried through
+        progress: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        result = await client.call_tool("call_tool", {"tool": "lab/slow_count", "arguments": {"steps": 3, "delay_ms": 20}},
+                                        progress_callback=on_progress)
+        check(not result.is_error and text_of(result) == "counted to 3", "a slow call completes", text_of(result))
+        await eventually("the upstream's progress reaches the client", lambda: _true(len(progress) >= 2))
+
+        # --- a slow server blocks neither the other server nor skilldex's own tools
+        order: list[str] = []
+
+        async def slow() -> None:
+            await client.call_tool("call_tool", {"tool": "lab/slow_count", "arguments": {"steps": 30, "delay_ms": 100}})
+            order.append("slow")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(slow)
+            await anyio.sleep(0.2)
+            await client.call_tool("call_tool", {"tool": "office/echo", "arguments": {"text": "fast"}})
+            order.append("office")
+            await client.call_tool("search_skills", {"query": "demo"})
+            order.append("skills")
+        check(order == ["office", "skills", "slow"], "a slow upstream blocks neither the others nor skilldex's tools", order)
+
+        # --- an upstream whose tools change
+        result = await client.call_tool("tool_search", {"query": "lab/echo"})
+        check(json.loads(text_of(result))["tools"][0]["id"] == "lab/echo", "an exact id ranks first")
+        echo_before = next(t for t in dumped((await client.list_tools()).tools) if json.loads(t)["name"] == "lab__echo")
+        await client.call_tool("call_tool", {"tool": "lab/add_tool", "arguments": {"name": "zebra_polish"}})
+
+        async def added() -> bool:
+            result = await client.call_tool("tool_search", {"query": "zebra polish", "limit": 1})
+            hits = json.loads(text_of(result))["tools"]
+            return bool(hits) and hits[0]["id"] == "lab/zebra_polish"
+
+        await eventually("tools/list_changed upstream refreshes the snapshot and search finds the new tool", added)
+        snapshot = json.loads((folder / "skills" / "lab" / "mcp-tools.json").read_text())
+        check(any(t["name"] == "zebra_polish" for t in snapshot["tools"]), "the snapshot on disk has the new tool")
+        await client.call_tool("call_tool", {"tool": "lab/change_echo"})
+
+        async def changed() -> Any:
+            result = await client.call_tool("tool_search", {"query": "lab/echo", "limit": 1})
+            hit = json.loads(text_of(result))["tools"][0]
+            return hit if hit["status"] == "changed" else None
+
+        hit = await eventually("a changed upstream schema is reported by search", changed)
+        if hit:
+            check("loud" in hit["input_schema"]["properties"], "search offers the new schema", hit)
+        echo_after = next(t for t in dumped((await client.list_tools()).tools) if json.loads(t)["name"] == "lab__echo")
+        check(echo_after == echo_before, "the loaded tool keeps the schema it was loaded with")
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="legacy")
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--folder", required=True)
+    anyio.run(main, parser.parse_args())
