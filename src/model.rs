@@ -66,6 +66,8 @@ pub enum Code {
     // discovery
     ReadFailed,
     NotAFile,
+    /// A `SKILL.md` that is a symlink to a file outside its skill folder.
+    SkillFileOutside,
     FileTooLarge,
     DanglingSymlink,
     SymlinkLoop,
@@ -167,6 +169,7 @@ impl Code {
     pub const ALL: &'static [Code] = &[
         Code::ReadFailed,
         Code::NotAFile,
+        Code::SkillFileOutside,
         Code::FileTooLarge,
         Code::DanglingSymlink,
         Code::SymlinkLoop,
@@ -240,6 +243,7 @@ impl Code {
         match self {
             Code::ReadFailed => "read-failed",
             Code::NotAFile => "not-a-file",
+            Code::SkillFileOutside => "skill-file-outside",
             Code::FileTooLarge => "file-too-large",
             Code::DanglingSymlink => "dangling-symlink",
             Code::SymlinkLoop => "symlink-loop",
@@ -297,6 +301,7 @@ impl Code {
             // A skill cannot load: error everywhere.
             Code::ReadFailed
             | Code::NotAFile
+            | Code::SkillFileOutside
             | Code::FrontmatterMissing
             | Code::FrontmatterUnterminated
             | Code::FrontmatterTooLarge

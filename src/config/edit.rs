@@ -399,3 +399,94 @@ mod tests {
         assert_eq!(enable(text), text);
     }
 }
+
+/// Make every file in `settings` that disables the MCP server `name`
+/// (`enabled: false` in its `mcp_servers` entry) stop disabling it; see
+/// [`enable_server_in_text`]. Returns the files edited.
+pub fn persist_server_enable(settings: &Settings, name: &str) -> Result<Vec<PathBuf>, ConfigError> {
+    let mut changed = Vec::new();
+    for file in &settings.files {
+        let disabled = file
+            .settings
+            .mcp_servers
+            .get(name)
+            .is_some_and(|s| s.enabled == Some(false));
+        if !disabled {
+            continue;
+        }
+        let text = read_text(&file.path, UNREADABLE)?;
+        let new_text = enable_server_in_text(&text, name).map_err(|error| ConfigError::Edit {
+            path: file.path.clone(),
+            error,
+        })?;
+        if new_text != text {
+            write_atomically(&file.path, &new_text)?;
+            changed.push(file.path.clone());
+        }
+    }
+    Ok(changed)
+}
+
+/// The text of a `skilldex.yaml` in which the MCP server `name` is no
+/// longer disabled: its `enabled: false` line is deleted (block style) or
+/// its `enabled: false` turned into `enabled: true` (flow style). Each
+/// candidate edit is parsed, and the one taken must change nothing but
+/// that server's `enabled`; every other byte stays as it was.
+pub fn enable_server_in_text(text: &str, name: &str) -> Result<String, EditError> {
+    let before = parse(text)?;
+    let mut expected = before.clone();
+    match expected.mcp_servers.get_mut(name) {
+        Some(server) if server.enabled == Some(false) => server.enabled = None,
+        _ => return Ok(text.to_string()),
+    }
+    let fits = |candidate: &str, enabled: Option<bool>| {
+        let mut wanted = expected.clone();
+        if let Some(server) = wanted.mcp_servers.get_mut(name) {
+            server.enabled = enabled;
+        }
+        parse(candidate).is_ok_and(|after| after == wanted)
+    };
+    // Block style: delete one `enabled: false` line.
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let end = start + line.len();
+        let bare = line.split('#').next().unwrap_or("").trim();
+        if bare.replace(' ', "") == "enabled:false" {
+            let candidate = format!("{}{}", &text[..start], &text[end..]);
+            if fits(&candidate, None) {
+                return Ok(candidate);
+            }
+        }
+        start = end;
+    }
+    // Flow style (or a line the deletion would break): say `true` instead.
+    for (at, _) in text.match_indices("false") {
+        let candidate = format!("{}true{}", &text[..at], &text[at + "false".len()..]);
+        if fits(&candidate, Some(true)) {
+            return Ok(candidate);
+        }
+    }
+    Err(EditError::WouldChangeOtherSettings)
+}
+
+#[cfg(test)]
+mod server_tests {
+    use super::enable_server_in_text;
+
+    #[test]
+    fn a_disabled_server_is_enabled_keeping_every_other_byte() {
+        let text = "# team config\nmcp_servers:\n  lab:\n    command: python3  # local\n    enabled: false   # off for now\n  office:\n    command: node\n    enabled: false\n";
+        let edited = enable_server_in_text(text, "lab").unwrap();
+        assert_eq!(
+            edited,
+            "# team config\nmcp_servers:\n  lab:\n    command: python3  # local\n  office:\n    command: node\n    enabled: false\n"
+        );
+        let flow = "mcp_servers: {lab: {command: x, enabled: false}, office: {command: y, enabled: false}}\n";
+        assert_eq!(
+            enable_server_in_text(flow, "office").unwrap(),
+            "mcp_servers: {lab: {command: x, enabled: false}, office: {command: y, enabled: true}}\n"
+        );
+        let untouched = "mcp_servers:\n  lab:\n    command: x\n";
+        assert_eq!(enable_server_in_text(untouched, "lab").unwrap(), untouched);
+    }
+}

@@ -291,7 +291,10 @@ mod edit;
 mod lists;
 mod load;
 
-pub use edit::{enable_in_text, names_skill, persist_enable, EditError, Persisted};
+pub use edit::{
+    enable_in_text, enable_server_in_text, names_skill, persist_enable, persist_server_enable,
+    EditError, Persisted,
+};
 pub use load::{
     configured_servers, load, parse, read_file, ParseError, UnknownFormat, FORMATS,
     MAX_CONFIG_BYTES,

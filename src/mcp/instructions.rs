@@ -53,12 +53,17 @@ pub fn text(catalog: &Catalog, budget_tokens: Option<usize>) -> String {
         .text
     };
     let tokens = budget_tokens.unwrap_or(DEFAULT_BUDGET_TOKENS);
-    let mut directory = render(Budget::Tokens(tokens));
-    // Budgets count characters (not UTF-16 units) and a plan may overshoot
-    // a little: shrink by what is over until it fits, a few times at most.
-    if host_len(&directory) > room {
+    // A token holds at least one character, so when the token budget is
+    // no smaller than the room left, the room is what binds: one render.
+    let by_tokens = (tokens < room)
+        .then(|| render(Budget::Tokens(tokens)))
+        .filter(|directory| host_len(directory) <= room);
+    let directory = by_tokens.unwrap_or_else(|| {
+        // Budgets count characters (not UTF-16 units) and a plan may
+        // overshoot a little: shrink by what is over until it fits, a few
+        // times at most.
         let mut chars = room;
-        directory = render(Budget::Chars(chars));
+        let mut directory = render(Budget::Chars(chars));
         for _ in 0..4 {
             let over = host_len(&directory).saturating_sub(room);
             if over == 0 {
@@ -67,7 +72,8 @@ pub fn text(catalog: &Catalog, budget_tokens: Option<usize>) -> String {
             chars = chars.saturating_sub(over.max(16));
             directory = render(Budget::Chars(chars));
         }
-    }
+        directory
+    });
     let mut text = head;
     if host_len(&directory) <= room {
         text.push_str(&directory);

@@ -3,8 +3,10 @@
 //!
 //! What a client gets: the tools of `crate::tools` (search, read, grep,
 //! and a request to enable a disabled skill through elicitation), server
-//! instructions carrying the rendered directory, the directory and every
-//! `SKILL.md` as resources, and the MCP Skills extension (SEP-2640:
+//! instructions within what hosts keep of them (`instructions`), every
+//! skill as a prompt (`prompts`), the directory, the discovery index
+//! `skill://index.json` (`discovery`) and every `SKILL.md` as resources,
+//! and the MCP Skills extension (SEP-2640:
 //! `skills/list`, `skills/get`, `resources/read` of every manifest file,
 //! `resources/directory/read`). rmcp answers `initialize` and
 //! `server/discover` (protocol 2026-07-28) from the same server
@@ -13,6 +15,7 @@
 //! The server reads catalog snapshots from a `Snapshots` source; each
 //! request takes one snapshot and uses it to the end. When the source says
 //! the catalog changed, clients get `notifications/resources/list_changed`
+//! and `notifications/prompts/list_changed`
 //! (unsolicited on legacy sessions, on their `subscriptions/listen` stream
 //! on 2026-07-28). The tool definitions do not depend on the catalog, so
 //! they never change and `tools/list_changed` is never needed.

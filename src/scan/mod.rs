@@ -502,6 +502,16 @@ fn walk(
     });
 }
 
+/// Where a `SKILL.md` that is a symlink really is, when that is outside
+/// the folder holding the link: such a file is refused everywhere (reads
+/// and MCP serve a skill from inside its folder only). A link that cannot
+/// be resolved is left to `follow_link`, which names it.
+fn skill_file_outside_its_folder(link: &Path) -> Option<PathBuf> {
+    let target = link.canonicalize().ok()?;
+    let folder = link.parent()?.canonicalize().ok()?;
+    (!target.starts_with(&folder)).then_some(target)
+}
+
 /// Decide what to do with a symlink: queue a folder (unless it loops or was
 /// queued before), hand back a file's type, report a dangling link.
 fn follow_link(
@@ -563,6 +573,15 @@ fn visit(
     let path = entry.path;
     let depth = entry.depth + offset;
     let through_link = offset > 0 || kind == walk::Kind::Symlink;
+    if kind == walk::Kind::Symlink && SKILL_FILE_NAMES.iter().any(|n| entry.name == OsStr::new(n)) {
+        if let Some(outside) = skill_file_outside_its_folder(path) {
+            shared.report(path, Code::SkillFileOutside, format!(
+                "this SKILL.md is a symlink to {}, outside its skill folder, and was not loaded: a skill is served from its folder alone — move the file into the folder (or link the whole folder)",
+                outside.display()
+            ));
+            return;
+        }
+    }
     if kind == walk::Kind::Symlink {
         match follow_link(path, depth, canonical_root, shared) {
             Some(target) => kind = walk::kind_of(target),

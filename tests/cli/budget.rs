@@ -230,6 +230,40 @@ fn render(
     )
 }
 
+/// The directory at each budget, in budget order, rendered on every core
+/// (the renders are independent; the checks compare them in order).
+fn render_each(
+    catalog: &skilldex::Catalog,
+    root: &std::path::Path,
+    paths: PathStyle,
+    budgets: Vec<usize>,
+) -> Vec<(usize, RenderedDirectory)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut rendered: Vec<(usize, RenderedDirectory)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&budget) = budgets.get(index) else {
+                            break done;
+                        };
+                        done.push((budget, render(catalog, root, paths, Some(budget))));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("a render panicked"))
+            .collect()
+    });
+    rendered.sort_by_key(|(budget, _)| *budget);
+    rendered
+}
+
 /// Sweep the budgets over the catalog at `root` and check the promises.
 fn sweep(label: &str, root: &std::path::Path, paths: PathStyle) {
     let catalog = CatalogBuilder::new([root]).build().unwrap();
@@ -240,8 +274,7 @@ fn sweep(label: &str, root: &std::path::Path, paths: PathStyle) {
     let capped_anyway = full.shortened;
     let mut previous_named = 0;
     let mut failures = Vec::new();
-    for budget in budgets() {
-        let rendered = render(&catalog, root, paths, Some(budget));
+    for (budget, rendered) in render_each(&catalog, root, paths, budgets()) {
         let named = rendered.listed_count;
         let cost = skilldex::tokens::count(&rendered.text);
         assert_eq!(cost, rendered.cost, "{label} @{budget}: cost reported");

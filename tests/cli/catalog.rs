@@ -281,15 +281,19 @@ fn symlinked_skill_file_and_folder_are_followed_and_deduplicated() {
     );
     // The same folder reached twice is one skill.
     symlink(root.join("real"), root.join("alias")).unwrap();
-    // A skill whose SKILL.md is a link to a file kept elsewhere.
-    let store = temp.path().join("store");
+    // A skill whose SKILL.md is a link to another file of its folder.
     write(
-        &store,
-        "linked.md",
+        &root,
+        "linked/linked.md",
         skill_md("linked", "Linked. Use when linked."),
     );
-    std::fs::create_dir_all(root.join("linked")).unwrap();
-    symlink(store.join("linked.md"), root.join("linked/SKILL.md")).unwrap();
+    symlink("linked.md", root.join("linked/SKILL.md")).unwrap();
+    // One whose SKILL.md leads out of its folder is refused (it is served
+    // from nowhere; `hardening` checks the message).
+    let store = temp.path().join("store");
+    write(&store, "away.md", skill_md("away", "Away. Use when away."));
+    std::fs::create_dir_all(root.join("away")).unwrap();
+    symlink(store.join("away.md"), root.join("away/SKILL.md")).unwrap();
     assert_eq!(ids(&root, &[]), ["linked", "real"]);
 }
 

@@ -19,13 +19,18 @@ fn gateway_folder() -> tempfile::TempDir {
         folder,
         "skilldex.yaml",
         format!(
-            "roots: [skills]\nmcp_servers:\n  office:\n    command: python3\n    args: [{script}, office, \"200\", office]\n  lab:\n    command: python3\n    args: [{script}, lab, \"150\", lab]\n    timeout: 20\n"
+            "roots: [skills]\ndisabled: [secret]\nmcp_servers:\n  office:\n    command: python3\n    args: [{script}, office, \"200\", office]\n  lab:\n    command: python3\n    args: [{script}, lab, \"150\", lab]\n    timeout: 20\n  spare:   # the spare server\n    command: python3\n    args: [{script}, spare, \"120\", lab]\n    enabled: false   # off until needed\n  spare2:\n    command: python3\n    args: [{script}, spare2, \"10\", lab]\n    enabled: false\n  extra:\n    command: python3\n    args: [{script}, extra, \"10\", office]\n    enabled: false\n"
         ),
     );
     write(
         folder,
         "skills/demo/SKILL.md",
         skill_md("demo", "A demo skill. Use when testing."),
+    );
+    write(
+        folder,
+        "skills/secret/SKILL.md",
+        skill_md("secret", "A disabled skill. Use when testing enabling."),
     );
     sync(folder);
     temp

@@ -95,15 +95,55 @@ fn a_skill_file_linked_out_of_its_folder_is_not_read() {
         root.join("s/SKILL.md"),
     )
     .unwrap();
-    for args in [&["read", "s"][..], &["show", "s"]] {
+    // A link to a file inside its own folder is a skill like any other.
+    write(
+        &root,
+        "inside/real.md",
+        skill_md("inside", "In. Use when testing."),
+    );
+    std::os::unix::fs::symlink("real.md", root.join("inside/SKILL.md")).unwrap();
+    // Refused the same way everywhere: not listed, not rendered, not read,
+    // not shown, and lint names the file and what to do.
+    let outside = temp
+        .path()
+        .join("elsewhere/SKILL.md")
+        .canonicalize()
+        .unwrap();
+    for args in [&["read", "s"][..], &["show", "s"], &["read", "s/SKILL.md"]] {
         let out = run(&root, args);
         assert!(!out.stdout.contains("OUTSIDE-MARKER"), "{args:?}: {out:?}");
-        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
         assert!(
-            out.stderr.contains("outside the skill folder"),
+            out.stderr.contains("did not load")
+                && out.stderr.contains("outside its skill folder")
+                && out.stderr.contains(s(&outside)),
             "{args:?}: {out:?}"
         );
     }
+    for args in [&["list"][..], &["render"]] {
+        let out = run(&root, args);
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(out.stdout.contains("inside"), "{args:?}: {out:?}");
+        assert!(
+            !out.stdout.contains("Out. Use when testing."),
+            "{args:?}: {out:?}"
+        );
+    }
+    let out = run(&root, &["lint"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let finding = out
+        .stdout
+        .lines()
+        .chain(out.stderr.lines())
+        .find(|l| l.contains("skill-file-outside"))
+        .unwrap_or_else(|| panic!("no skill-file-outside finding: {out:?}"));
+    assert!(finding.contains("s/SKILL.md:1:1"), "{finding}");
+    assert!(
+        finding.contains("move the file into the folder"),
+        "{finding}"
+    );
+    let out = run(&root, &["read", "inside"]);
+    assert_eq!(out.code, 0, "{out:?}");
 }
 
 #[test]

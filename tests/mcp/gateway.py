@@ -60,6 +60,16 @@ async def eventually(what: str, probe, seconds: float = 20.0) -> Any:
     return None
 
 
+# How the user answers each suggestion: (action, persist).
+ANSWERS = {
+    "spare": ("accept", "always"),
+    "extra": ("decline", "always"),
+    "spare2": ("decline", None),
+    "secret": ("accept", None),
+}
+asked: list[str] = []
+
+
 # Queries for twenty successive loads, in the fixture's vocabulary.
 LOADS = [
     "schedule a meeting", "share a contract", "export the budget", "archive a memo",
@@ -79,13 +89,22 @@ async def main(args: argparse.Namespace) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             tool_changes += 1
 
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        meta = params.meta or {}
+        tool_id = meta.get("tool_id")
+        asked.append(tool_id)
+        check(meta.get("codex_approval_kind") == "tool_suggestion" and meta.get("persist") == "always",
+              f"the question about {tool_id} is tagged as a tool suggestion", meta)
+        action, persist = ANSWERS.get(tool_id, ("decline", None))
+        return types.ElicitResult(action=action, content={}, _meta={"persist": persist} if persist else None)
+
     server = StdioServerParameters(
         command=args.binary,
         args=["serve"],
         env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
         cwd=str(folder),
     )
-    async with Client(server, mode=args.mode, message_handler=on_message, cache=None,
+    async with Client(server, mode=args.mode, message_handler=on_message, elicitation_callback=on_elicit, cache=None,
                       read_timeout_seconds=30) as client:
         modern = (client.protocol_version or "") >= "2026-07-28"
         listen = client.listen(tools_list_changed=True) if modern else None
@@ -113,8 +132,8 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
     if True:
         first = (await client.list_tools()).tools
         names = [t.name for t in first]
-        check(names[-2:] == ["tool_search", "call_tool"],
-              "tool_search and call_tool follow skilldex's own tools", names)
+        check(names[-3:] == ["tool_search", "call_tool", "request_install"],
+              "tool_search, call_tool and request_install follow skilldex's own tools", names)
         search = next(t for t in first if t.name == "tool_search")
         check("office (2" in (search.description or "") and "lab (1" in (search.description or ""),
               "tool_search's description lists the servers with their tool counts", search.description)
@@ -164,7 +183,7 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
               "callable names are unique and within 64 characters")
         resource = await client.read_resource("skilldex://tools/loaded")
         loaded = json.loads(resource.contents[0].text)["loaded"]
-        check([e["name"] for e in loaded] == names[6:], "the loaded-tools resource lists them in list order")
+        check([e["name"] for e in loaded] == names[7:], "the loaded-tools resource lists them in list order")
 
         # --- errors come back as tool errors with the server's message
         result = await client.call_tool("call_tool", {"tool": "lab/fail_rpc"})
@@ -242,6 +261,46 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
             check("loud" in hit["input_schema"]["properties"], "search offers the new schema", hit)
         echo_after = next(t for t in dumped((await client.list_tools()).tools) if json.loads(t)["name"] == "lab__echo")
         check(echo_after == echo_before, "the loaded tool keeps the schema it was loaded with")
+
+        # --- enable / install (Type × Action)
+        async def install(type_: str, action: str, id_: str, reason: str = "The task needs it.") -> dict:
+            result = await client.call_tool("request_install", {"type": type_, "action": action, "id": id_,
+                                                                "suggest_reason": reason})
+            text = text_of(result)
+            return {"error": text} if result.is_error else json.loads(text)
+
+        answer = await install("mcp_server", "enable", "spare", "   ")
+        check("suggest_reason" in answer.get("error", ""), "an empty suggest_reason is refused", answer)
+        check(asked == [], "nothing is asked without a reason", asked)
+        answer = await install("mcp_server", "enable", "spare2")
+        check(answer.get("user_confirmed") is False and answer.get("completed") is False,
+              "a declined server stays disabled", answer)
+        config = (folder / "skilldex.yaml").read_text()
+        answer = await install("mcp_server", "enable", "spare")
+        check(answer.get("completed") is True and answer.get("tools", 0) > 100,
+              "an accepted server is enabled and its tools synced", answer)
+        check(answer.get("persisted") and "spare:" in (folder / "skilldex.yaml").read_text()
+              and (folder / "skilldex.yaml").read_text().count("enabled: false") == config.count("enabled: false") - 1,
+              "\"always\" deletes its `enabled: false` and nothing else", (folder / "skilldex.yaml").read_text())
+        check("# the spare server" in (folder / "skilldex.yaml").read_text(), "the file keeps its comments")
+        result = await client.call_tool("call_tool", {"tool": "spare/echo", "arguments": {"text": "hi"}})
+        check(not result.is_error and (result.structured_content or {}).get("server") == "spare",
+              "the enabled server's tools run", text_of(result))
+        answer = await install("mcp_server", "enable", "extra")
+        check(answer.get("user_confirmed") is False, "a declined \"always\" is a no", answer)
+        before_asked = len(asked)
+        answer = await install("mcp_server", "enable", "extra")
+        check(answer.get("suppressed") is True and len(asked) == before_asked,
+              "a declined \"always\" is not asked again", (answer, asked))
+        answer = await install("skill", "enable", "secret")
+        check(answer.get("completed") is True and "persisted" not in answer,
+              "a disabled skill is enabled for the session", answer)
+        result = await client.call_tool("read_skill", {"name": "secret"})
+        check(not result.is_error, "the enabled skill reads", text_of(result)[:200])
+        check("secret" in (folder / "skilldex.yaml").read_text(), "without \"always\" the file is unchanged")
+        for type_ in ("skill", "mcp_server"):
+            answer = await install(type_, "install", "anything")
+            check("not available" in answer.get("error", ""), f"installing a {type_} says it is not built yet", answer)
 
 
 async def _true(value: bool) -> bool:

@@ -24,17 +24,20 @@ pub mod loaded;
 pub mod pool;
 
 use crate::catalog::Catalog;
+use crate::toolcat::servers::ConfiguredServer;
 use crate::toolcat::{CatalogTool, ToolNamespace};
 use find::ToolSet;
 use loaded::Loaded;
 use pool::Pool;
 use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub const TOOL_SEARCH: &str = "tool_search";
 pub const CALL_TOOL: &str = "call_tool";
+pub const REQUEST_INSTALL: &str = "request_install";
 /// The resource listing the loaded tools.
 pub const LOADED_URI: &str = "skilldex://tools/loaded";
 pub const DEFAULT_LIMIT: usize = 8;
@@ -63,6 +66,12 @@ pub struct Gateway {
     /// `tool_search` and `call_tool` as first listed (None: no tools and
     /// no servers then, so they are not offered).
     definitions: OnceLock<Option<Vec<Value>>>,
+    /// Servers configured with `enabled: false`, by name: what
+    /// `request_install {type: mcp_server, action: enable}` may enable.
+    disabled: Mutex<BTreeMap<String, ConfiguredServer>>,
+    /// Suggestions the user declined for good in this session
+    /// (`action:type:id`).
+    pub suppressed: Mutex<BTreeSet<String>>,
 }
 
 /// Why a gateway tool's arguments are refused.
@@ -74,11 +83,13 @@ impl Gateway {
     /// The servers of `settings` (none without a configuration).
     pub fn new(settings: Option<&crate::config::Settings>, log: crate::mcp::Log) -> Gateway {
         let lookup = |name: &str| std::env::var(name).ok();
-        let servers = settings
+        let (disabled, enabled): (Vec<ConfiguredServer>, Vec<ConfiguredServer>) = settings
             .map(|s| crate::config::configured_servers(&s.files))
             .unwrap_or_default()
             .into_iter()
-            .filter(|s| s.config.enabled != Some(false))
+            .partition(|s| s.config.enabled == Some(false));
+        let servers = enabled
+            .into_iter()
             .map(|server| {
                 let command = crate::mcp::upstream::UpstreamCommand::for_server(
                     &server,
@@ -95,7 +106,42 @@ impl Gateway {
             tools: Mutex::new(None),
             loaded: Mutex::new(Loaded::default()),
             definitions: OnceLock::new(),
+            disabled: Mutex::new(disabled.into_iter().map(|s| (s.name.clone(), s)).collect()),
+            suppressed: Mutex::default(),
         }
+    }
+
+    /// The servers disabled in the configuration, sorted.
+    pub fn disabled_servers(&self) -> Vec<String> {
+        lock(&self.disabled).keys().cloned().collect()
+    }
+
+    /// Enable the disabled server `name` for this session: it joins the
+    /// pool. Returns how to start it (`None` when it is not disabled).
+    pub fn enable_server(
+        &self,
+        name: &str,
+    ) -> Option<Result<crate::mcp::upstream::UpstreamCommand, String>> {
+        let server = lock(&self.disabled).remove(name)?;
+        let lookup = |name: &str| std::env::var(name).ok();
+        let command =
+            crate::mcp::upstream::UpstreamCommand::for_server(&server, DEFAULT_TIMEOUT, &lookup);
+        self.pool.add(server.name.clone(), command.clone());
+        Some(command)
+    }
+
+    /// List `command`'s tools and write its snapshot to `path` (as `tools
+    /// sync` does), so that search finds them. Blocks.
+    pub fn sync_snapshot(
+        &self,
+        command: &crate::mcp::upstream::UpstreamCommand,
+        path: &std::path::Path,
+    ) -> Result<usize, String> {
+        let listing = crate::mcp::upstream::list_tools(command).map_err(|f| f.message)?;
+        let bytes = crate::toolcat::snapshot_bytes(Some(&listing.server), &listing.tools);
+        crate::toolcat::write_atomically(path, &bytes).map_err(|e| e.to_string())?;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(listing.tools.len())
     }
 
     /// The tool set of `catalog` (read from disk once per snapshot and
@@ -118,8 +164,13 @@ impl Gateway {
     pub fn definitions(&self, set: &ToolSet) -> Option<&[Value]> {
         self.definitions
             .get_or_init(|| {
-                (set.tool_count() > 0 || !self.pool.is_empty())
-                    .then(|| vec![search_definition(set, &self.pool), call_definition()])
+                (set.tool_count() > 0 || !self.pool.is_empty()).then(|| {
+                    vec![
+                        search_definition(set, &self.pool),
+                        call_definition(),
+                        install_definition(),
+                    ]
+                })
             })
             .as_deref()
     }
@@ -274,7 +325,12 @@ fn search_definition(set: &ToolSet, pool: &Pool) -> Value {
             servers.push_str(&line);
         }
     }
-    let unsynced: Vec<&str> = pool.names().filter(|n| !named.contains(n)).collect();
+    let configured = pool.names();
+    let unsynced: Vec<&str> = configured
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !named.contains(n))
+        .collect();
     if left > 0 {
         servers.push_str(&format!("\n- and {left} more servers"));
     }
@@ -336,6 +392,77 @@ fn call_definition() -> Value {
             "required": ["tool"]
         },
         "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}
+    })
+}
+
+fn install_definition() -> Value {
+    json!({
+        "name": REQUEST_INSTALL,
+        "description": "Ask the user to enable or install a skill or an MCP server the task clearly needs. \
+    `type` is `skill` or `mcp_server`; `action` is `enable` (it is configured but disabled; reads and searches say so) or \
+    `install` (it is offered but not installed). The user sees `suggest_reason` and decides; nothing changes without their yes. \
+    Answers {completed, user_confirmed, name}. IMPORTANT: do not call this tool in parallel with other tools.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["skill", "mcp_server"], "description": "What to enable or install."},
+                "action": {"type": "string", "enum": ["enable", "install"], "description": "`enable` a disabled one, or `install` an offered one."},
+                "id": {"type": "string", "description": "The skill's name or id, or the MCP server's name."},
+                "suggest_reason": {"type": "string", "description": "One sentence for the user: why it helps with the current task."}
+            },
+            "required": ["type", "action", "id", "suggest_reason"]
+        },
+        "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+    })
+}
+
+/// A checked `request_install`: type, action, id and reason.
+pub struct InstallRequest {
+    pub tool_type: &'static str,
+    pub action: &'static str,
+    pub id: String,
+    pub reason: String,
+}
+
+/// Check `request_install`'s arguments.
+pub fn install_arguments(
+    arguments: &Map<String, Value>,
+) -> Result<InstallRequest, GatewayArgumentError> {
+    let text = |key: &str| match arguments.get(key) {
+        Some(Value::String(s)) => Some(s.trim().to_string()),
+        _ => None,
+    };
+    let tool_type = match text("type").as_deref() {
+        Some("skill") => "skill",
+        Some("mcp_server") => "mcp_server",
+        _ => {
+            return Err(GatewayArgumentError(
+                "`type` must be `skill` or `mcp_server`".into(),
+            ))
+        }
+    };
+    let action = match text("action").as_deref() {
+        Some("enable") => "enable",
+        Some("install") => "install",
+        _ => {
+            return Err(GatewayArgumentError(
+                "`action` must be `enable` or `install`".into(),
+            ))
+        }
+    };
+    let id = text("id").filter(|s| !s.is_empty()).ok_or_else(|| {
+        GatewayArgumentError("`id` is required: the skill's name or the MCP server's name".into())
+    })?;
+    let reason = text("suggest_reason").filter(|s| !s.is_empty()).ok_or_else(|| {
+        GatewayArgumentError(
+            "`suggest_reason` is required and must not be empty — say in one sentence why it helps with the current task; the user reads it".into(),
+        )
+    })?;
+    Ok(InstallRequest {
+        tool_type,
+        action,
+        id,
+        reason,
     })
 }
 

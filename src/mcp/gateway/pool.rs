@@ -58,7 +58,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Every configured server, by name.
 pub struct Pool {
-    upstreams: BTreeMap<String, Arc<Upstream>>,
+    upstreams: std::sync::RwLock<BTreeMap<String, Arc<Upstream>>>,
+    log: Log,
+    generation: Arc<AtomicU64>,
 }
 
 /// What a proxied call carries from the client's request.
@@ -79,35 +81,62 @@ impl Pool {
         log: Log,
         generation: Arc<AtomicU64>,
     ) -> Pool {
-        let upstreams = servers
-            .into_iter()
-            .map(|(name, command)| {
-                let shared = Arc::new(Shared {
-                    name: name.clone(),
-                    progress: Mutex::default(),
-                    stderr: Mutex::default(),
-                    snapshot: Mutex::default(),
-                    command: command.as_ref().ok().cloned(),
-                    log: Arc::clone(&log),
-                    generation: Arc::clone(&generation),
-                });
-                let upstream = Upstream {
-                    command,
-                    state: tokio::sync::Mutex::default(),
-                    shared,
-                };
-                (name, Arc::new(upstream))
-            })
-            .collect();
-        Pool { upstreams }
+        let pool = Pool {
+            upstreams: std::sync::RwLock::default(),
+            log,
+            generation,
+        };
+        for (name, command) in servers {
+            pool.add(name, command);
+        }
+        pool
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.upstreams.keys().map(String::as_str)
+    /// Add (or replace) the server `name`.
+    pub fn add(&self, name: String, command: Result<UpstreamCommand, String>) {
+        let shared = Arc::new(Shared {
+            name: name.clone(),
+            progress: Mutex::default(),
+            stderr: Mutex::default(),
+            snapshot: Mutex::default(),
+            command: command.as_ref().ok().cloned(),
+            log: Arc::clone(&self.log),
+            generation: Arc::clone(&self.generation),
+        });
+        let upstream = Upstream {
+            command,
+            state: tokio::sync::Mutex::default(),
+            shared,
+        };
+        self.upstreams
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, Arc::new(upstream));
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<Upstream>> {
+        self.upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// The configured servers' names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.upstreams.is_empty()
+        self.upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
     /// Call `tool` of `server` with `arguments`; `snapshot` is the file a
@@ -120,8 +149,8 @@ impl Pool {
         snapshot: Option<PathBuf>,
         through: Through,
     ) -> CallToolResult {
-        let Some(upstream) = self.upstreams.get(server) else {
-            let known: Vec<String> = self.names().map(|n| format!("`{n}`")).collect();
+        let Some(upstream) = self.get(server) else {
+            let known: Vec<String> = self.names().iter().map(|n| format!("`{n}`")).collect();
             return failure(format!(
                 "no MCP server `{server}` is configured, so its tool `{tool}` cannot be run — add `{server}` to `mcp_servers` in skilldex.yaml (configured: {})",
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
@@ -135,7 +164,14 @@ impl Pool {
 
     /// Stop every server (their children are killed).
     pub async fn shutdown(&self) {
-        for upstream in self.upstreams.values() {
+        let all: Vec<Arc<Upstream>> = self
+            .upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for upstream in all {
             let service = upstream.state.lock().await.service.take();
             if let Some(service) = service {
                 let _ = service.cancel().await;

@@ -33,74 +33,21 @@ impl SkilldexServer {
                 Err(answer) => return Ok(Self::answer(answer).into()),
             };
         let id = skill.id.clone();
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let state_token = format!("enable:{id}");
-        let supports_form = if modern {
-            context
-                .client_capabilities()
-                .is_some_and(|c| c.elicitation.is_some())
-        } else {
-            context
-                .peer
-                .supported_elicitation_modes()
-                .contains(&ElicitationMode::Form)
+        let suggestion = Suggestion {
+            tool_type: "skill",
+            action: "enable",
+            id: id.clone(),
+            name: skill.name.clone(),
+            description: skill.description.clone(),
+            reason: reason.clone(),
         };
-        let response: ElicitResult = match request
-            .input_responses
-            .as_ref()
-            .and_then(|r| r.get(ENABLE_INPUT))
-        {
-            Some(value) if modern && request.request_state.as_deref() == Some(&state_token) => {
-                serde_json::from_value(value.clone()).map_err(|e| {
-                    McpError::invalid_params(
-                        format!(
-                            "the `{ENABLE_INPUT}` input response is not an elicitation result: {e}"
-                        ),
-                        None,
-                    )
-                })?
-            }
-            _ => {
-                if !supports_form {
-                    return Ok(Self::answer(ToolAnswer::error(format!(
-                        "this MCP client does not support elicitation, so skilldex cannot ask the user to enable `{id}`. Tell the user that the skill `{id}` would help ({reason}) and that they can enable it by removing it from the `disabled` list of skilldex.yaml{}.",
-                        self.config_files_hint(skill)
-                    )))
-                    .into());
-                }
-                let params = Self::elicitation(skill, &reason);
-                if modern {
-                    let mut requests = InputRequests::new();
-                    requests.insert(
-                        ENABLE_INPUT.to_string(),
-                        InputRequest::Elicitation(ElicitRequest::new(params)),
-                    );
-                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                        Some(requests),
-                        Some(state_token),
-                    )));
-                }
-                let asked = tokio::select! {
-                    asked = context.peer.create_elicitation(params) => asked,
-                    () = self.input_closed() => {
-                        return Ok(Self::answer(ToolAnswer::error(format!(
-                            "the client closed the connection before the user answered; `{id}` stays disabled"
-                        )))
-                        .into())
-                    }
-                };
-                match asked {
-                    Ok(result) => result,
-                    Err(error) => {
-                        return Ok(Self::answer(ToolAnswer::error(format!(
-                            "could not ask the user to enable `{id}`: {error}"
-                        )))
-                        .into())
-                    }
-                }
-            }
+        let manual = format!(
+            "removing it from the `disabled` list of skilldex.yaml{}",
+            self.config_files_hint(skill)
+        );
+        let response = match self.ask(request, context, &suggestion, &manual).await? {
+            Ok(response) => response,
+            Err(answer) => return Ok(answer),
         };
         let confirmed = response.action == ElicitationAction::Accept;
         let persist = confirmed && wants_persist(&response);
@@ -180,36 +127,182 @@ impl SkilldexServer {
         }
     }
 
-    pub(super) fn elicitation(skill: &crate::model::Skill, reason: &str) -> ElicitRequestParams {
+    /// Ask the user about `suggestion` through elicitation (a form request
+    /// on legacy sessions; an input request on 2026-07-28, answered by the
+    /// client's retry of the same call). `Ok(Err(answer))` is the tool's
+    /// answer when there is no user answer (the client cannot elicit, or
+    /// went away); `manual` says how the user would do it by hand.
+    pub(super) async fn ask(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        suggestion: &Suggestion,
+        manual: &str,
+    ) -> Result<Result<ElicitResult, CallToolResponse>, McpError> {
+        let Suggestion {
+            tool_type,
+            action,
+            id,
+            reason,
+            ..
+        } = suggestion;
+        let what = if *tool_type == "skill" {
+            "skill"
+        } else {
+            "MCP server"
+        };
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let state_token = if *tool_type == "skill" && *action == "enable" {
+            format!("enable:{id}")
+        } else {
+            format!("{action}:{tool_type}:{id}")
+        };
+        let supports_form = if modern {
+            context
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some())
+        } else {
+            context
+                .peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form)
+        };
+        if let Some(value) = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(ENABLE_INPUT))
+        {
+            if modern && request.request_state.as_deref() == Some(&state_token) {
+                let response: ElicitResult =
+                    serde_json::from_value(value.clone()).map_err(|e| {
+                        McpError::invalid_params(
+                            format!(
+                            "the `{ENABLE_INPUT}` input response is not an elicitation result: {e}"
+                        ),
+                            None,
+                        )
+                    })?;
+                self.remember_decline(suggestion, &response);
+                return Ok(Ok(response));
+            }
+        }
+        let refuse = |text: String| Ok(Err(Self::answer(ToolAnswer::error(text)).into()));
+        let key = format!("{action}:{tool_type}:{id}");
+        if lock(&self.inner.gateway.suppressed).contains(&key) {
+            let answer = json!({
+                "completed": false,
+                "user_confirmed": false,
+                "name": id,
+                "suppressed": true,
+                "note": format!("the user declined to {action} `{id}` for good in this session; do not suggest it again"),
+            });
+            return Ok(Err(Self::answer(ToolAnswer::ok(answer.to_string())).into()));
+        }
+        if !supports_form {
+            return refuse(format!(
+                "this MCP client does not support elicitation, so skilldex cannot ask the user to {action} `{id}`. Tell the user that the {what} `{id}` would help ({reason}) and that they can {action} it by {manual}."
+            ));
+        }
+        let params = Self::elicitation_for(suggestion);
+        if modern {
+            let mut requests = InputRequests::new();
+            requests.insert(
+                ENABLE_INPUT.to_string(),
+                InputRequest::Elicitation(ElicitRequest::new(params)),
+            );
+            return Ok(Err(CallToolResponse::InputRequired(
+                InputRequiredResult::new(Some(requests), Some(state_token)),
+            )));
+        }
+        let asked = tokio::select! {
+            asked = context.peer.create_elicitation(params) => asked,
+            () = self.input_closed() => {
+                return refuse(format!(
+                    "the client closed the connection before the user answered; nothing about `{id}` changed"
+                ));
+            }
+        };
+        match asked {
+            Ok(result) => {
+                self.remember_decline(suggestion, &result);
+                Ok(Ok(result))
+            }
+            Err(error) => refuse(format!(
+                "could not ask the user to {action} `{id}`: {error}"
+            )),
+        }
+    }
+
+    /// A suggestion declined with "always" is not asked again.
+    fn remember_decline(&self, suggestion: &Suggestion, response: &ElicitResult) {
+        if response.action != ElicitationAction::Accept && wants_persist(response) {
+            let Suggestion {
+                tool_type,
+                action,
+                id,
+                ..
+            } = suggestion;
+            lock(&self.inner.gateway.suppressed).insert(format!("{action}:{tool_type}:{id}"));
+            self.log(&format!(
+                "the user declined to {action} `{id}` for good in this session"
+            ));
+        }
+    }
+
+    fn elicitation_for(suggestion: &Suggestion) -> ElicitRequestParams {
         let mut meta = MetaObject::new();
         for (key, value) in [
             ("codex_approval_kind", json!("tool_suggestion")),
             ("persist", json!("always")),
-            ("tool_type", json!("skill")),
-            ("suggest_type", json!("enable")),
-            ("suggest_reason", json!(reason)),
-            ("tool_id", json!(skill.id)),
-            ("tool_name", json!(skill.name)),
+            ("tool_type", json!(suggestion.tool_type)),
+            ("suggest_type", json!(suggestion.action)),
+            ("suggest_reason", json!(suggestion.reason)),
+            ("tool_id", json!(suggestion.id)),
+            ("tool_name", json!(suggestion.name)),
         ] {
             meta.0.insert(key.to_string(), value);
         }
+        let what = if suggestion.tool_type == "skill" {
+            "the skill"
+        } else {
+            "the MCP server"
+        };
+        let verb = if suggestion.action == "enable" {
+            "Enable"
+        } else {
+            "Install"
+        };
         // Nothing to fill in: the answer is the action (accept or decline)
         // and, for "always", `_meta.persist`.
         let schema = ElicitationSchema::new(std::collections::BTreeMap::new());
         ElicitRequestParams::FormElicitationParams {
             meta: Some(RequestMetaObject(meta)),
             message: format!(
-                "{reason}\n\nEnable the skill `{}`? ({})",
-                skill.id, skill.description
+                "{}\n\n{verb} {what} `{}`? ({})",
+                suggestion.reason, suggestion.id, suggestion.description
             ),
             requested_schema: schema,
         }
     }
 }
 
+/// One suggestion of the Type × Action taxonomy, as the user sees it.
+pub(super) struct Suggestion {
+    /// `skill` or `mcp_server`.
+    pub tool_type: &'static str,
+    /// `enable` or `install`.
+    pub action: &'static str,
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub reason: String,
+}
+
 /// Did the user ask to remember the answer (`_meta.persist` or a
 /// `persist` field in the form)?
-fn wants_persist(response: &ElicitResult) -> bool {
+pub(super) fn wants_persist(response: &ElicitResult) -> bool {
     let always = |v: Option<&Value>| {
         v.is_some_and(|v| v.as_str() == Some("always") || v.as_bool() == Some(true))
     };

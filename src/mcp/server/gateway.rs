@@ -57,6 +57,10 @@ impl SkilldexServer {
         match name {
             gateway::TOOL_SEARCH => Some(self.tool_search(&arguments, context, view).await),
             gateway::CALL_TOOL => Some(self.call_by_id(&arguments, context, view).await),
+            gateway::REQUEST_INSTALL => Some(
+                self.request_install(request, &arguments, context, view)
+                    .await,
+            ),
             _ => {
                 let entry = gateway::lock_loaded(&self.inner.gateway)
                     .by_name(name)
@@ -94,6 +98,7 @@ impl SkilldexServer {
             tools::definitions().iter().any(|d| d.name == name)
                 || name == gateway::TOOL_SEARCH
                 || name == gateway::CALL_TOOL
+                || name == gateway::REQUEST_INSTALL
         };
         let (answer, grew) = match self.inner.gateway.search(&set, arguments, &reserved) {
             Ok(found) => found,

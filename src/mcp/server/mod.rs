@@ -14,6 +14,7 @@ mod handler;
 mod notify;
 mod prompts;
 mod resources;
+mod suggest;
 
 use super::skills::SkillIndex;
 use super::{Log, ServeError, ServeOptions, Snapshots};

@@ -332,10 +332,28 @@ impl Raw {
     /// The first message (read or still to come) that `wanted` accepts;
     /// fails with what was seen after `WAIT`.
     pub(crate) fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + WAIT;
+        self.wait_within(WAIT, &wanted).unwrap_or_else(|| {
+            panic!(
+                "no {what} within {WAIT:?}; the server wrote:\n{}",
+                self.seen
+                    .iter()
+                    .map(Value::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })
+    }
+
+    /// The first message `wanted` accepts, if one comes within `patience`.
+    pub(crate) fn wait_within(
+        &mut self,
+        patience: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let deadline = Instant::now() + patience;
         loop {
             if let Some(i) = self.seen.iter().position(&wanted) {
-                return self.seen.remove(i);
+                return Some(self.seen.remove(i));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -344,14 +362,7 @@ impl Raw {
                     .push(serde_json::from_str(&line).unwrap_or_else(|e| {
                         panic!("the server wrote a line that is not JSON ({e}): {line}")
                     })),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => panic!(
-                    "no {what} within {WAIT:?}; the server wrote:\n{}",
-                    self.seen
-                        .iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
             }
         }
     }

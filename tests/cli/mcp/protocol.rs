@@ -395,17 +395,27 @@ fn a_changed_reference_file_is_announced() {
         list.to_string()
     };
     let before = digest(&mut raw);
-    // Let the watcher settle in before the edit.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    write(
-        &root,
-        "alpha/references/notes.md",
-        "Second notes, longer.\n",
-    );
-    raw.wait_for(
-        "notifications/resources/list_changed after a reference edit",
-        |m| m["method"] == "notifications/resources/list_changed",
-    );
+    // The watcher may start after the first answer: edit until an edit is
+    // announced (each edit is a change the server must tell), up to WAIT.
+    let deadline = std::time::Instant::now() + super::WAIT;
+    for edit in 1.. {
+        write(
+            &root,
+            "alpha/references/notes.md",
+            format!("Second notes, longer (edit {edit}).\n"),
+        );
+        let announced = raw.wait_within(Duration::from_millis(500), |m| {
+            m["method"] == "notifications/resources/list_changed"
+        });
+        if announced.is_some() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no notifications/resources/list_changed after {edit} reference edits in {:?}",
+            super::WAIT
+        );
+    }
     let after = digest(&mut raw);
     assert_ne!(before, after, "the manifest's digest follows the file");
 }
