@@ -520,8 +520,9 @@ fn a_shadowed_lowercase_file_does_not_hide_another_path_to_it() {
     write(root, "a/skill.md", skill_md("b", "The lower-case one."));
     std::fs::create_dir_all(root.join("b")).unwrap();
     // `b/skill.md` is the same file as `a/skill.md`, which `a/SKILL.md`
-    // shadows: through `b` it still loads.
-    std::os::unix::fs::symlink(root.join("a/skill.md"), root.join("b/skill.md")).unwrap();
+    // shadows: through `b` it still loads. (A hard link: a symlinked
+    // skill file leading out of its folder is refused, see hardening.)
+    std::fs::hard_link(root.join("a/skill.md"), root.join("b/skill.md")).unwrap();
     let render = render(root);
     assert_eq!(ids(&render), ["a", "b"]);
 }
