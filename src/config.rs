@@ -5,12 +5,13 @@
 //! (`$XDG_CONFIG_HOME/skilldex/skilldex.yaml`, else
 //! `~/.config/skilldex/skilldex.yaml`), the project file (`./skilldex.yaml`),
 //! the environment (`SKILLDEX_ROOTS`, `SKILLDEX_DISABLED`,
-//! `SKILLDEX_ENABLED`, `SKILLDEX_BUDGET_TOKENS`, `SKILLDEX_FORMAT`), then
+//! `SKILLDEX_ENABLED`, `SKILLDEX_BUDGET_TOKENS`, `SKILLDEX_FORMAT`,
+//! `SKILLDEX_MODEL`), then
 //! command-line flags (applied by the CLI). `--config FILE` (or
 //! `SKILLDEX_CONFIG`) names the one file to read instead of the user and
 //! project files.
 //!
-//! Scalar keys (`roots`, `budget_tokens`, `format`, and the `pinned` list)
+//! Scalar keys (`roots`, `budget_tokens`, `format`, `search.model`, and the `pinned` list)
 //! are taken from the highest layer that sets them. `disabled` and `enabled` accumulate: each
 //! layer, from the lowest, adds its `disabled` names and then takes away its
 //! `enabled` names, so a project can re-enable what a user disabled.
@@ -106,6 +107,19 @@ pub struct FileSettings {
     /// `.mcp.json`); a higher layer's entry replaces a lower one's.
     #[serde(default)]
     pub mcp_servers: std::collections::BTreeMap<String, crate::toolcat::servers::ServerConfig>,
+    /// `search:` settings (the semantic mode's model folder).
+    #[serde(default)]
+    pub search: Option<SearchFileSettings>,
+}
+
+/// The `search:` block of a `skilldex.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFileSettings {
+    /// The sentence-transformers model folder of the semantic mode;
+    /// relative to the file's folder, `~/` is the home folder.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// One configuration file that was read.
@@ -176,6 +190,9 @@ pub struct Settings {
     pub disabled_by_environment: BTreeSet<String>,
     /// Names enabled by `SKILLDEX_ENABLED`.
     pub enabled_by_environment: BTreeSet<String>,
+    /// The semantic search model folder (`search.model`, or
+    /// `SKILLDEX_MODEL` above every file), resolved.
+    pub search_model: Option<PathBuf>,
 }
 
 /// A `disabled` or `enabled` entry that names no skill.
@@ -340,6 +357,17 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
         if let Some(pinned) = &settings_of_file.pinned {
             settings.pinned = pinned.clone();
         }
+        if let Some(model) = settings_of_file
+            .search
+            .as_ref()
+            .and_then(|s| s.model.as_ref())
+        {
+            let base = file.path.parent().unwrap_or(Path::new("."));
+            settings.search_model = Some(resolve_path(model, base, sources.home.as_deref()));
+        }
+    }
+    if let Some(value) = sources.variable("SKILLDEX_MODEL").filter(|v| !v.is_empty()) {
+        settings.search_model = Some(PathBuf::from(value));
     }
     // The environment, above every file.
     if let Some(value) = sources.variable("SKILLDEX_ROOTS") {
@@ -518,7 +546,7 @@ pub fn parse(text: &str) -> Result<FileSettings, (usize, usize, String)> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned and mcp_servers",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, mcp_servers and search (with model)",
             );
         }
         // The library has no position for a key given twice: point at the

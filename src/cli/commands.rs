@@ -26,6 +26,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(args) => super::tools::tools_command(cli, args),
         Command::Search(args) => super::search::search_command(cli, args),
         Command::Watch(args) => super::watch::watch_command(cli, args),
+        Command::Model(args) => super::model::model_command(cli, args),
     }
 }
 

@@ -22,6 +22,7 @@ mod commands;
 mod grep;
 mod lint;
 mod list;
+mod model;
 mod read;
 mod render_cmd;
 mod search;
@@ -113,6 +114,8 @@ enum Command {
     Search(search::SearchArgs),
     /// Follow the skill folders live: the directory, then each change as it lands.
     Watch(watch::WatchArgs),
+    /// Get a sentence-embedding model for the semantic search mode.
+    Model(model::ModelCommandArgs),
 }
 
 #[derive(Debug, Args)]

@@ -64,6 +64,7 @@ struct Inner {
     settings: Option<crate::config::Settings>,
     budget_tokens: Option<usize>,
     log: Log,
+    semantic: Option<Arc<crate::search::SemanticModel>>,
     state: Mutex<State>,
     /// Open `subscriptions/listen` streams (2026-07-28 sessions).
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
@@ -100,6 +101,7 @@ impl SkilldexServer {
                 settings: options.settings.clone(),
                 budget_tokens: options.budget_tokens,
                 log: Arc::clone(&options.log),
+                semantic: options.semantic.clone(),
                 state: Mutex::new(State {
                     base: None,
                     view: None,
@@ -152,7 +154,13 @@ impl SkilldexServer {
         }
         let instructions = self.instructions(&catalog);
         let view = Arc::new(View {
-            searchable: crate::search::Searchable::new(Arc::clone(&catalog)),
+            searchable: match &self.inner.semantic {
+                Some(model) => crate::search::Searchable::with_semantic(
+                    Arc::clone(&catalog),
+                    Arc::clone(model),
+                ),
+                None => crate::search::Searchable::new(Arc::clone(&catalog)),
+            },
             catalog,
             index,
             instructions,
@@ -194,7 +202,26 @@ enable it.\n\n",
     /// Build the current snapshot's search index (it is built once, on
     /// first use, and kept with the snapshot).
     fn warm_search(&self) {
-        let _ = self.view().searchable.index();
+        let view = self.view();
+        let _ = view.searchable.index();
+        // The semantic mode: this snapshot's vectors (only changed skills
+        // are embedded; the rest come from the model's cache).
+        match view.searchable.semantic_index() {
+            Some(Ok(vectors)) => {
+                let stats = vectors.stats();
+                if stats.embedded > 0 {
+                    self.log(&format!(
+                        "embedded {} of {} skills for semantic search",
+                        stats.embedded, stats.entries
+                    ));
+                }
+                if let Some(error) = &stats.cache_error {
+                    self.log(&format!("could not write the embedding cache: {error}"));
+                }
+            }
+            Some(Err(error)) => self.log(&format!("semantic search is off: {error}")),
+            None => {}
+        }
     }
 
     /// Forget the cached view (the next request rebuilds it).

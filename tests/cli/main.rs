@@ -19,6 +19,7 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+mod semantic;
 mod tools_lint;
 #[cfg(feature = "mcp")]
 mod tools_sync;

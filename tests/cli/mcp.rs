@@ -113,7 +113,7 @@ fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 #[allow(clippy::print_stdout)] // the report, shown with --nocapture
-fn run_script(script: &str, args: &[&str]) {
+pub(crate) fn run_script(script: &str, args: &[&str]) {
     let output = Command::new(python())
         .arg(repo().join("tests/mcp").join(script))
         .args(args)
