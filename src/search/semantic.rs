@@ -247,3 +247,106 @@ pub(super) fn fuse(
     let best_cosine = semantic.cosines.iter().copied().fold(f32::MIN, f32::max);
     (fused, best_cosine >= SEMANTIC_MIN)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{Confidence, SearchIndex, SearchOptions};
+
+    fn catalog(skills: &[(&str, &str)]) -> (tempfile::TempDir, Catalog) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, description) in skills {
+            let folder = dir.path().join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(
+                folder.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n"),
+            )
+            .unwrap();
+        }
+        let catalog = crate::CatalogBuilder::new([dir.path().to_path_buf()])
+            .build()
+            .unwrap();
+        (dir, catalog)
+    }
+
+    fn run(catalog: &Catalog, query: &str, cosines: Vec<f32>) -> crate::search::SearchResults {
+        let index = SearchIndex::build(catalog);
+        let semantic = QueryCosines {
+            cosines,
+            weight: DEFAULT_WEIGHT,
+        };
+        super::super::search(
+            catalog,
+            &index,
+            query,
+            &SearchOptions { limit: 5 },
+            Some(&semantic),
+        )
+    }
+
+    fn position(catalog: &Catalog, name: &str) -> usize {
+        catalog
+            .skills()
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn meaning_lifts_a_skill_but_never_makes_it_sure() {
+        let (_dir, catalog) = catalog(&[
+            (
+                "currency-converter",
+                "Convert an amount between two currencies.",
+            ),
+            ("flight-finder", "Find flights between airports."),
+            ("sql-formatter", "Format SQL queries."),
+        ]);
+        let mut cosines = vec![0.05; 3];
+        cosines[position(&catalog, "currency-converter")] = 0.6;
+        let results = run(&catalog, "how many yen for fifty euros", cosines);
+        assert!(results.semantic);
+        assert!(!results.no_match);
+        let first = results.hits[0];
+        assert_eq!(catalog.skills()[first.index].name, "currency-converter");
+        assert_eq!(first.confidence, Confidence::Low);
+        assert_eq!(results.confidence, Confidence::Low);
+    }
+
+    #[test]
+    fn weak_cosines_alone_are_no_match_and_lexical_sure_answers_stay_sure() {
+        let (_dir, catalog) = catalog(&[
+            (
+                "currency-converter",
+                "Convert an amount between two currencies.",
+            ),
+            ("sql-formatter", "Format SQL queries."),
+        ]);
+        let results = run(&catalog, "knit a warm sweater", vec![SEMANTIC_MIN - 0.1; 2]);
+        assert!(results.no_match, "{results:?}");
+
+        let mut cosines = vec![0.0; 2];
+        cosines[position(&catalog, "currency-converter")] = 0.9;
+        let results = run(&catalog, "format sql queries", cosines);
+        let first = results.hits[0];
+        assert_eq!(catalog.skills()[first.index].name, "sql-formatter");
+        assert_eq!(first.confidence, Confidence::High);
+        // The other one comes after it, flagged by its own (missing) words.
+        let other = results
+            .hits
+            .iter()
+            .find(|h| h.index != first.index)
+            .unwrap();
+        assert_eq!(other.confidence, Confidence::Low);
+    }
+
+    #[test]
+    fn entry_text_is_the_name_in_words_and_the_description() {
+        let (_dir, catalog) = catalog(&[("sql-formatter", "Format SQL queries.")]);
+        assert_eq!(
+            entry_text(&catalog, 0),
+            "sql formatter: Format SQL queries."
+        );
+    }
+}

@@ -264,7 +264,7 @@ fn a_missing_or_broken_model_folder_says_what_is_missing_and_how_to_get_it() {
     assert!(run.stdout.is_empty(), "{run:?}");
     if cfg!(feature = "semantic") {
         assert!(run.stderr.contains("no tokenizer.json"), "{run:?}");
-        assert!(run.stderr.contains("skilldex model fetch --dir"), "{run:?}");
+        assert!(run.stderr.contains("model fetch --dir"), "{run:?}");
         let gone = temp.path().join("nowhere");
         let run = search(
             &root,
