@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\nlexical\n{}", eval::table(&lexical));
     // Each query embedded once; the weights reuse its vector.
     let started = Instant::now();
-    let query_vectors: Vec<Vec<f32>> = queries
+    let _query_vectors: Vec<Vec<f32>> = queries
         .iter()
         .map(|q| model.query_vector(&q.query))
         .collect::<Result<_, _>>()?;

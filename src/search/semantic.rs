@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// The cosine's share of the mix (see the module docs).
-pub const DEFAULT_WEIGHT: f32 = 0.5;
+pub const DEFAULT_WEIGHT: f32 = 0.8;
 /// A query with no meaningful word in common with any entry is answered
 /// (flagged `low`) only when its best cosine reaches this.
 pub const SEMANTIC_MIN: f32 = 0.35;
@@ -327,7 +327,8 @@ mod tests {
         assert!(results.no_match, "{results:?}");
 
         let mut cosines = vec![0.0; 2];
-        cosines[position(&catalog, "currency-converter")] = 0.9;
+        cosines[position(&catalog, "currency-converter")] = 0.3;
+        cosines[position(&catalog, "sql-formatter")] = 0.7;
         let results = run(&catalog, "format sql queries", cosines);
         let first = results.hits[0];
         assert_eq!(catalog.skills()[first.index].name, "sql-formatter");

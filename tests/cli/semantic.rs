@@ -151,7 +151,7 @@ fn meaning_finds_a_skill_that_shares_no_word_with_the_request_and_flags_it_low()
         .args(["--model", model_arg, "--", query]);
     let text = bounded(command);
     assert!(text.stdout.contains("currency-converter"), "{text:?}");
-    assert!(text.stdout.lines().next().unwrap_or("").len() > 0);
+    assert!(!text.stdout.lines().next().unwrap_or("").is_empty());
 }
 
 #[cfg(feature = "semantic")]
