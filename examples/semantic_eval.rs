@@ -78,7 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     let index = SearchIndex::build(&catalog);
-    let options = SearchOptions { limit: 10 };
+    let options = SearchOptions::skills(10);
     let lexical = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
     println!("\nlexical\n{}", eval::table(&lexical));
     // Each query embedded once; the weights reuse its vector.

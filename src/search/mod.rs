@@ -537,29 +537,6 @@ impl Searchable {
     }
 }
 
-impl SearchIndex {
-    /// Rank the skills of `catalog` for `query` in the semantic mode, with
-    /// `vectors` made by `model` for this snapshot.
-    pub fn search_semantic(
-        &self,
-        catalog: &Catalog,
-        query: &str,
-        options: &SearchOptions,
-        model: &SemanticModel,
-        vectors: &SemanticIndex,
-    ) -> Result<SearchResults, crate::embed::EmbedError> {
-        if let Some(list) = select_list(query) {
-            return Ok(select(catalog, query, list, options));
-        }
-        let query = cut_at_char(query, MAX_QUERY_BYTES);
-        let cosines = semantic::QueryCosines {
-            cosines: vectors.cosines(&model.query_vector(query)?),
-            weight: model.weight(),
-        };
-        Ok(search(catalog, self, query, options, Some(&cosines)))
-    }
-}
-
 fn search(
     catalog: &Catalog,
     index: &SearchIndex,

@@ -248,6 +248,29 @@ pub(super) fn fuse(
     (fused, best_cosine >= SEMANTIC_MIN)
 }
 
+impl super::SearchIndex {
+    /// Rank the skills of `catalog` for `query` in the semantic mode, with
+    /// `vectors` made by `model` for this snapshot.
+    pub fn search_semantic(
+        &self,
+        catalog: &Catalog,
+        query: &str,
+        options: &super::SearchOptions,
+        model: &SemanticModel,
+        vectors: &SemanticIndex,
+    ) -> Result<super::SearchResults, crate::embed::EmbedError> {
+        if let Some(list) = super::select_list(query) {
+            return Ok(super::named::select(catalog, query, list, options));
+        }
+        let query = super::cut_at_char(query, super::MAX_QUERY_BYTES);
+        let cosines = QueryCosines {
+            cosines: vectors.cosines(&model.query_vector(query)?),
+            weight: model.weight(),
+        };
+        Ok(super::search(catalog, self, query, options, Some(&cosines)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
