@@ -26,6 +26,7 @@
 pub mod catalog;
 pub mod config;
 pub mod contain;
+pub mod embed;
 mod hash;
 pub mod link;
 pub mod live;

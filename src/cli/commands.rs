@@ -27,6 +27,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => super::search::search_command(cli, args),
         Command::Watch(args) => super::watch::watch_command(cli, args),
         Command::Link(args) => super::link::link_command(cli, args),
+        Command::Model(args) => super::model::model_command(cli, args),
     }
 }
 

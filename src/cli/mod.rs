@@ -23,6 +23,7 @@ mod grep;
 mod link;
 mod lint;
 mod list;
+mod model;
 mod read;
 mod render_cmd;
 mod search;
@@ -117,6 +118,8 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Lay the catalog out in a host's own skills folder (flat names, links).
     Link(link::LinkArgs),
+    /// Get a sentence-embedding model for the semantic search mode.
+    Model(model::ModelCommandArgs),
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,8 @@ pub(super) struct SearchArgs {
     /// Only skills, or only MCP tools (both by default).
     #[arg(long, value_enum, value_name = "KIND")]
     kind: Option<KindArg>,
+    #[command(flatten)]
+    model: super::model::ModelArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,19 +58,26 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
         say!("skilldex: the query is empty — say in a few words what the skill should do");
         return Ok(ExitCode::from(2));
     }
+    let model = super::model::load_model(&cli.global, &args.model)?;
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     report_diagnostics(cli, &catalog);
     let kind = args.kind.map(|k| match k {
         KindArg::Skill => search::EntryKind::Skill,
         KindArg::Tool => search::EntryKind::Tool,
     });
-    let results = catalog.search(
-        &query,
-        &SearchOptions {
-            limit: args.limit,
-            kind,
-        },
-    );
+    let options = SearchOptions {
+        limit: args.limit,
+        kind,
+    };
+    let results = match model.as_deref() {
+        Some(model) if search::select_list(&query).is_none() => {
+            let vectors = model.index(&catalog)?;
+            super::model::report_embedding(&cli.global, vectors.stats());
+            search::SearchIndex::build(&catalog)
+                .search_semantic(&catalog, &query, &options, model, &vectors)?
+        }
+        _ => catalog.search(&query, &options),
+    };
     let format = if args.json {
         SearchFormat::Json
     } else {

@@ -20,6 +20,8 @@ pub(super) struct ServeArgs {
     /// virtual filesystems).
     #[arg(long, conflicts_with = "no_watch")]
     poll: bool,
+    #[command(flatten)]
+    model: super::model::ModelArgs,
 }
 
 #[cfg(feature = "mcp")]
@@ -27,6 +29,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     use skilldex::mcp;
     use std::sync::Arc;
     let settings = super::settings(&cli.global)?;
+    let semantic = super::model::load_model(&cli.global, &args.model)?;
     // Load the tokenizer (for the instructions' budget) while scanning.
     skilldex::tokens::warm_up();
     let builder = super::builder(&cli.global, skilldex::model::Profile::Spec)?;
@@ -101,6 +104,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
         settings: Some(settings),
         log,
         on_started,
+        semantic,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -67,6 +67,17 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
         if let Some(pinned) = &settings_of_file.pinned {
             settings.pinned = pinned.clone();
         }
+        if let Some(model) = settings_of_file
+            .search
+            .as_ref()
+            .and_then(|s| s.model.as_ref())
+        {
+            let base = file.path.parent().unwrap_or(Path::new("."));
+            settings.search_model = Some(resolve_path(model, base, sources.home.as_deref()));
+        }
+    }
+    if let Some(value) = sources.variable("SKILLDEX_MODEL").filter(|v| !v.is_empty()) {
+        settings.search_model = Some(PathBuf::from(value));
     }
     // The environment, above every file.
     if let Some(value) = sources.variable("SKILLDEX_ROOTS") {
@@ -268,7 +279,7 @@ pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned and mcp_servers",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, mcp_servers and search (with model)",
             );
         }
         // The library has no position for a key given twice: point at the

@@ -5,12 +5,13 @@
 //! (`$XDG_CONFIG_HOME/skilldex/skilldex.yaml`, else
 //! `~/.config/skilldex/skilldex.yaml`), the project file (`./skilldex.yaml`),
 //! the environment (`SKILLDEX_ROOTS`, `SKILLDEX_DISABLED`,
-//! `SKILLDEX_ENABLED`, `SKILLDEX_BUDGET_TOKENS`, `SKILLDEX_FORMAT`), then
+//! `SKILLDEX_ENABLED`, `SKILLDEX_BUDGET_TOKENS`, `SKILLDEX_FORMAT`,
+//! `SKILLDEX_MODEL`), then
 //! command-line flags (applied by the CLI). `--config FILE` (or
 //! `SKILLDEX_CONFIG`) names the one file to read instead of the user and
 //! project files.
 //!
-//! Scalar keys (`roots`, `budget_tokens`, `format`, and the `pinned` list)
+//! Scalar keys (`roots`, `budget_tokens`, `format`, `search.model`, and the `pinned` list)
 //! are taken from the highest layer that sets them. `disabled` and `enabled` accumulate: each
 //! layer, from the lowest, adds its `disabled` names and then takes away its
 //! `enabled` names, so a project can re-enable what a user disabled.
@@ -111,6 +112,19 @@ pub struct FileSettings {
     /// `.mcp.json`); a higher layer's entry replaces a lower one's.
     #[serde(default)]
     pub mcp_servers: std::collections::BTreeMap<String, crate::toolcat::servers::ServerConfig>,
+    /// `search:` settings (the semantic mode's model folder).
+    #[serde(default)]
+    pub search: Option<SearchFileSettings>,
+}
+
+/// The `search:` block of a `skilldex.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFileSettings {
+    /// The sentence-transformers model folder of the semantic mode;
+    /// relative to the file's folder, `~/` is the home folder.
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// One configuration file that was read.
@@ -181,6 +195,9 @@ pub struct Settings {
     pub disabled_by_environment: BTreeSet<String>,
     /// Names enabled by `SKILLDEX_ENABLED`.
     pub enabled_by_environment: BTreeSet<String>,
+    /// The semantic search model folder (`search.model`, or
+    /// `SKILLDEX_MODEL` above every file), resolved.
+    pub search_model: Option<PathBuf>,
 }
 
 /// A `disabled` or `enabled` entry that names no skill.

@@ -160,6 +160,9 @@ pub struct ServeOptions {
     /// not delay it, such as watching the roots).
     pub on_started: Option<Box<dyn FnOnce() + Send>>,
     pub log: Log,
+    /// The semantic search model (`--model`): `search_skills` ranks by
+    /// meaning too, and each snapshot embeds only the skills that changed.
+    pub semantic: Option<Arc<crate::search::SemanticModel>>,
 }
 
 /// Why the server stopped with an error.

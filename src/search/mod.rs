@@ -26,6 +26,7 @@ pub(crate) mod index;
 mod named;
 mod output;
 mod plan;
+pub mod semantic;
 pub mod specs;
 mod text;
 mod tools;
@@ -36,6 +37,7 @@ pub use named::select_list;
 use named::{named_skills, select};
 pub use output::{advice, results_json, tool_specs};
 use plan::{plan, score, NameWords};
+pub use semantic::{skill_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
 pub use tools::ToolScoring;
 
@@ -139,6 +141,9 @@ pub struct SearchResults {
     /// `High` when at least one hit matches what the query is about;
     /// `Low` when the hits are only the closest there is (and for no match).
     pub confidence: Confidence,
+    /// True when the ranking mixed in a sentence model's cosines (see
+    /// [`semantic`]).
+    pub semantic: bool,
     /// Query words that matched nothing in the catalog.
     pub unmatched_terms: Vec<String>,
     /// Query words that matched only weakly: the catalog does not have
@@ -430,16 +435,23 @@ impl SearchIndex {
         if let Some(list) = select_list(query) {
             return select(catalog, query, list, options);
         }
-        search(catalog, self, query, options)
+        search(catalog, self, query, options, None)
     }
 }
 
 /// A snapshot with its search index beside it, built on the first search
 /// and kept while the snapshot is: what a server that answers many
-/// searches of one snapshot holds.
+/// searches of one snapshot holds. With a [`SemanticModel`] (the
+/// `semantic` feature), the entries' vectors are kept beside it too.
 pub struct Searchable {
     catalog: std::sync::Arc<Catalog>,
     index: std::sync::OnceLock<SearchIndex>,
+    semantic: Option<SemanticPart>,
+}
+
+struct SemanticPart {
+    model: std::sync::Arc<SemanticModel>,
+    vectors: std::sync::OnceLock<Result<SemanticIndex, String>>,
 }
 
 impl Searchable {
@@ -447,6 +459,22 @@ impl Searchable {
         Searchable {
             catalog,
             index: std::sync::OnceLock::new(),
+            semantic: None,
+        }
+    }
+
+    /// Search `catalog` in the semantic mode with `model` (shared by the
+    /// snapshots of a process, so each new one embeds only what changed).
+    pub fn with_semantic(
+        catalog: std::sync::Arc<Catalog>,
+        model: std::sync::Arc<SemanticModel>,
+    ) -> Searchable {
+        Searchable {
+            semantic: Some(SemanticPart {
+                model,
+                vectors: std::sync::OnceLock::new(),
+            }),
+            ..Searchable::new(catalog)
         }
     }
 
@@ -459,12 +487,53 @@ impl Searchable {
         self.index.get_or_init(|| SearchIndex::build(&self.catalog))
     }
 
-    /// Rank the skills for `query`.
-    pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
+    /// The entries' vectors (embedded now if they were not yet), when this
+    /// searches in the semantic mode.
+    pub fn semantic_index(&self) -> Option<Result<&SemanticIndex, crate::embed::EmbedError>> {
+        let part = self.semantic.as_ref()?;
+        let built = part
+            .vectors
+            .get_or_init(|| part.model.index(&self.catalog).map_err(|e| e.to_string()));
+        Some(
+            built
+                .as_ref()
+                .map_err(|e| crate::embed::EmbedError::Inference(e.clone())),
+        )
+    }
+
+    /// Rank the skills for `query`. In the semantic mode, an embedding
+    /// failure is an error (see [`Searchable::search`] for an answer
+    /// regardless).
+    pub fn try_search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<SearchResults, crate::embed::EmbedError> {
         if let Some(list) = select_list(query) {
-            return select(&self.catalog, query, list, options);
+            return Ok(select(&self.catalog, query, list, options));
         }
-        search(&self.catalog, self.index(), query, options)
+        if let Some(part) = &self.semantic {
+            let vectors = self.semantic_index().transpose()?;
+            if let Some(vectors) = vectors {
+                return self.index().search_semantic(
+                    &self.catalog,
+                    query,
+                    options,
+                    &part.model,
+                    vectors,
+                );
+            }
+        }
+        Ok(search(&self.catalog, self.index(), query, options, None))
+    }
+
+    /// Rank the skills for `query`; in the semantic mode, the lexical
+    /// ranking when embedding fails (`semantic` is then false).
+    pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
+        match self.try_search(query, options) {
+            Ok(results) => results,
+            Err(_) => search(&self.catalog, self.index(), query, options, None),
+        }
     }
 }
 
@@ -473,6 +542,7 @@ fn search(
     index: &SearchIndex,
     query: &str,
     options: &SearchOptions,
+    semantic: Option<&semantic::QueryCosines>,
 ) -> SearchResults {
     let limit = options.limit.max(1);
     // A query is a few words; a runaway one is cut (at a character
@@ -480,7 +550,7 @@ fn search(
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let want_tools = options.kind != Some(EntryKind::Skill) && catalog.tool_count() > 0;
     let want_skills = options.kind != Some(EntryKind::Tool);
-    let skills = want_skills.then(|| search_skills(catalog, index, query, limit));
+    let skills = want_skills.then(|| search_skills(catalog, index, query, limit, semantic));
     if !want_tools {
         return skills.unwrap_or_else(|| SearchResults {
             query: query.to_string(),
@@ -488,6 +558,7 @@ fn search(
             namespaces: Vec::new(),
             no_match: true,
             confidence: Confidence::Low,
+            semantic: false,
             unmatched_terms: Vec::new(),
             weak_terms: Vec::new(),
         });
@@ -510,6 +581,7 @@ fn merge(
             query: query.to_string(),
             no_match: tools.hits.is_empty(),
             confidence: answer_confidence(&tools.hits),
+            semantic: false,
             hits: tools.hits,
             namespaces: tools.servers,
             unmatched_terms: tools.unmatched_terms,
@@ -551,6 +623,7 @@ fn merge(
         query: query.to_string(),
         no_match: hits.is_empty(),
         confidence: answer_confidence(&hits),
+        semantic: skills.semantic,
         hits,
         namespaces,
         unmatched_terms,
@@ -564,6 +637,7 @@ fn search_skills(
     index: &SearchIndex,
     query: &str,
     limit: usize,
+    semantic: Option<&semantic::QueryCosines>,
 ) -> SearchResults {
     let pinned = named_skills(catalog, query);
     let plan = plan(&index.skills, query, Some(index.name_words(catalog)));
@@ -640,9 +714,15 @@ fn search_skills(
             } else {
                 relevance * LIGHT_MASS
             };
-            (relevance, coverage, doc)
+            (relevance, relevance, doc)
         })
         .collect();
+    // The semantic mode: every entry, ranked by the mix (its lexical
+    // relevance kept beside, for the flags).
+    let mut meaning_answers = false;
+    if let Some(semantic) = semantic {
+        (ranked, meaning_answers) = semantic::fuse(&ranked, semantic);
+    }
     let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
         b.0.total_cmp(&a.0).then_with(|| {
             catalog.skills()[a.2 as usize]
@@ -685,9 +765,9 @@ fn search_skills(
     // Once one skill shares a meaningful word, the others that rank well
     // come too (flagged by their own evidence): a skill that matches only
     // "work" in "work on two branches" may still be the one.
-    let answerable = ranked.iter().any(|r| evidence(r.2 as usize));
+    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
     let top = ranked.first().map_or(0.0, |b| b.0);
-    for &(relevance, _, doc) in ranked.iter().filter(|_| answerable) {
+    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
         if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
             break;
         }
@@ -699,7 +779,8 @@ fn search_skills(
             kind: EntryKind::Skill,
             index: d,
             score: display_score(relevance),
-            confidence: confidence(relevance, d),
+            // The lexical evidence alone decides how sure a hit is.
+            confidence: confidence(lexical, d),
         });
     }
     let no_evidence = hits.is_empty();
@@ -777,6 +858,7 @@ fn search_skills(
         query: query.to_string(),
         no_match: hits.is_empty(),
         confidence: answer_confidence(&hits),
+        semantic: semantic.is_some(),
         hits,
         namespaces,
         unmatched_terms,

@@ -56,6 +56,7 @@ pub(super) fn select(
         query: query.to_string(),
         no_match: hits.is_empty(),
         confidence: answer_confidence(&hits),
+        semantic: false,
         hits,
         namespaces: Vec::new(),
         unmatched_terms,

@@ -37,7 +37,7 @@ fn json_score(score: f32) -> f64 {
 pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle) -> Value {
     let base = std::env::current_dir().unwrap_or_default();
     let skills = catalog.skills();
-    json!({
+    let mut value = json!({
         "query": results.query,
         "results": results.hits.iter().filter_map(|h| Some(match h.kind {
             EntryKind::Skill => {
@@ -73,7 +73,12 @@ pub fn results_json(catalog: &Catalog, results: &SearchResults, paths: PathStyle
         "confidence": results.confidence.as_str(),
         "unmatched_terms": results.unmatched_terms,
         "weak_terms": results.weak_terms,
-    })
+    });
+    // Only in the semantic mode, so lexical answers stay as they were.
+    if results.semantic {
+        value["mode"] = json!("semantic");
+    }
+    value
 }
 
 /// Search results as Responses-API `namespace` tools of deferred-loading

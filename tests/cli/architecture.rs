@@ -292,7 +292,6 @@ fn the_cycle_check_sees_cycles_and_grouped_imports() {
 }
 
 #[test]
-#[ignore = "on once every branch of issue 16's splits is merged (the lead turns it on); at house's last merge of main no file in src/ was over 900 lines"]
 fn no_source_file_holds_more_than_one_job_of_lines() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();

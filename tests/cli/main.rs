@@ -22,6 +22,7 @@ mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
+mod semantic;
 mod tools_catalog;
 mod tools_e2e;
 mod tools_lint;

@@ -59,6 +59,7 @@ struct Inner {
     settings: Option<crate::config::Settings>,
     budget_tokens: Option<usize>,
     log: Log,
+    semantic: Option<Arc<crate::search::SemanticModel>>,
     state: Mutex<State>,
     /// Open `subscriptions/listen` streams (2026-07-28 sessions).
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
@@ -97,6 +98,7 @@ impl SkilldexServer {
                 settings: options.settings.clone(),
                 budget_tokens: options.budget_tokens,
                 log: Arc::clone(&options.log),
+                semantic: options.semantic.clone(),
                 state: Mutex::new(State {
                     base: None,
                     view: None,
@@ -146,7 +148,13 @@ impl SkilldexServer {
         }
         let instructions = self.instructions(&catalog);
         let view = Arc::new(View {
-            searchable: crate::search::Searchable::new(Arc::clone(&catalog)),
+            searchable: match &self.inner.semantic {
+                Some(model) => crate::search::Searchable::with_semantic(
+                    Arc::clone(&catalog),
+                    Arc::clone(model),
+                ),
+                None => crate::search::Searchable::new(Arc::clone(&catalog)),
+            },
             catalog,
             index,
             instructions,
@@ -170,6 +178,24 @@ impl SkilldexServer {
         // The gateway's tool set too: reading and indexing 10,000 tools
         // takes half a second, which the first tools/list should not wait.
         let _ = self.inner.gateway.tool_set(&view.catalog);
+        // The semantic mode: this snapshot's vectors (only changed skills
+        // are embedded; the rest come from the model's cache).
+        match view.searchable.semantic_index() {
+            Some(Ok(vectors)) => {
+                let stats = vectors.stats();
+                if stats.embedded > 0 {
+                    self.log(&format!(
+                        "embedded {} of {} skills for semantic search",
+                        stats.embedded, stats.entries
+                    ));
+                }
+                if let Some(error) = &stats.cache_error {
+                    self.log(&format!("could not write the embedding cache: {error}"));
+                }
+            }
+            Some(Err(error)) => self.log(&format!("semantic search is off: {error}")),
+            None => {}
+        }
     }
 
     /// Forget the cached view (the next request rebuilds it).
