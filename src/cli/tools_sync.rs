@@ -165,61 +165,43 @@ fn lookup(name: &str) -> Option<String> {
 }
 
 #[cfg(feature = "mcp")]
-/// How to start `server`, with `${VAR}`s expanded.
-fn command_of(server: &ConfiguredServer, default_timeout: f64) -> Result<UpstreamPlan, String> {
-    server.check_name().map_err(|e| e.to_string())?;
+/// How to start `server`, with `${VAR}`s expanded (the gateway's rule);
+/// `Err` is `(status, message)`: a remote server is skipped, a broken
+/// entry failed.
+fn command_of(
+    server: &ConfiguredServer,
+    default_timeout: f64,
+) -> Result<skilldex::mcp::upstream::UpstreamCommand, (&'static str, String)> {
     let config = &server.config;
-    let Some(program) = config.command.as_deref().filter(|c| !c.trim().is_empty()) else {
-        return Err(match &config.url {
-            Some(url) => format!("SKIP:a remote server ({url}); only stdio servers are synced"),
-            None => format!(
-                "no `command` — {} must say how to start it",
+    if config
+        .command
+        .as_deref()
+        .is_none_or(|c| c.trim().is_empty())
+    {
+        if let Some(url) = &config.url {
+            return Err((
+                "skipped",
+                format!("a remote server ({url}); only stdio servers are synced"),
+            ));
+        }
+    }
+    let command = skilldex::mcp::upstream::UpstreamCommand::for_server(
+        server,
+        Duration::from_secs_f64(default_timeout),
+        &lookup,
+    )
+    .map_err(|message| ("failed", message))?;
+    if !command.cwd.is_dir() {
+        return Err((
+            "failed",
+            format!(
+                "`cwd` {} is not a folder — fix `cwd` in {}",
+                command.cwd.display(),
                 server.source.display()
             ),
-        });
-    };
-    let expand = |text: &str| servers::expand(text, &lookup).map_err(|e| e.to_string());
-    let program = expand(program)?;
-    let args = config
-        .args
-        .iter()
-        .map(|a| expand(a))
-        .collect::<Result<Vec<_>, _>>()?;
-    let env = config
-        .env
-        .iter()
-        .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-        .collect::<Result<Vec<_>, String>>()?;
-    let base = server.base_dir();
-    let cwd = match &config.cwd {
-        Some(cwd) => base.join(expand(cwd)?),
-        None => base,
-    };
-    if !cwd.is_dir() {
-        return Err(format!(
-            "`cwd` {} is not a folder — fix `cwd` in {}",
-            cwd.display(),
-            server.source.display()
         ));
     }
-    let seconds = config
-        .timeout
-        .filter(|t| *t > 0.0)
-        .unwrap_or(default_timeout);
-    Ok(UpstreamPlan {
-        command: skilldex::mcp::upstream::UpstreamCommand {
-            program,
-            args,
-            env,
-            cwd,
-            timeout: Duration::from_secs_f64(seconds),
-        },
-    })
-}
-
-#[cfg(feature = "mcp")]
-struct UpstreamPlan {
-    command: skilldex::mcp::upstream::UpstreamCommand,
+    Ok(command)
 }
 
 #[cfg(feature = "mcp")]
@@ -229,13 +211,9 @@ fn sync_one(server: &ConfiguredServer, dir: &Path, args: &SyncArgs) -> Outcome {
         outcome.message = Some("disabled in its configuration".into());
         return outcome;
     }
-    let plan = match command_of(server, args.timeout) {
-        Ok(plan) => plan,
-        Err(message) => {
-            let (status, message) = match message.strip_prefix("SKIP:") {
-                Some(rest) => ("skipped", rest.to_string()),
-                None => ("failed", message),
-            };
+    let command = match command_of(server, args.timeout) {
+        Ok(command) => command,
+        Err((status, message)) => {
             let mut outcome = Outcome::new(&server.name, status);
             outcome.message = Some(message);
             return outcome;
@@ -245,7 +223,7 @@ fn sync_one(server: &ConfiguredServer, dir: &Path, args: &SyncArgs) -> Outcome {
         .join(&server.name)
         .join(skilldex::toolcat::SNAPSHOT_FILE);
     let started = std::time::Instant::now();
-    let listing = skilldex::mcp::upstream::list_tools(&plan.command);
+    let listing = skilldex::mcp::upstream::list_tools(&command);
     let milliseconds = Some(started.elapsed().as_millis() as u64);
     let listing = match listing {
         Ok(listing) => listing,

@@ -91,8 +91,9 @@ impl UpstreamCommand {
         };
         let timeout = config
             .timeout
-            .filter(|t| *t > 0.0 && t.is_finite())
-            .map(Duration::from_secs_f64)
+            .filter(|t| *t > 0.0)
+            // Infinite or past what a Duration holds: the default, not a panic.
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
             .unwrap_or(default_timeout);
         Ok(UpstreamCommand {
             program,

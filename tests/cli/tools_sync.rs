@@ -325,3 +325,29 @@ fn the_tools_command_still_prints_our_definitions() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.contains("\"search_skills\""), "{run:?}");
 }
+
+/// A `timeout` no `Duration` holds (`.inf`, `1e300`) is the default, not a
+/// panic that leaves the server "stopped unexpectedly".
+#[test]
+fn a_timeout_past_what_a_duration_holds_is_the_default() {
+    require_python();
+    let folder = tempfile::tempdir().unwrap();
+    let folder = folder.path();
+    config(
+        folder,
+        &[
+            ("endless", "", "    timeout: .inf\n"),
+            ("huge", "", "    timeout: 1e300\n"),
+        ],
+    );
+    let run = sync(folder, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    for server in ["endless", "huge"] {
+        assert!(
+            snapshot(folder, server).is_file(),
+            "{server}: {}",
+            run.stderr
+        );
+    }
+}
