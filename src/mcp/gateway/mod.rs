@@ -60,9 +60,10 @@ pub struct Gateway {
     /// snapshots this gateway rewrote laid over them.
     pub tools: ToolCatalog,
     pub loaded: Mutex<Loaded>,
-    /// `tool_search` and `call_tool` as first listed (None: no tools and
-    /// no servers then, so they are not offered).
-    definitions: OnceLock<Option<Vec<Value>>>,
+    /// `tool_search`, `call_tool` and `request_install` as first listed;
+    /// unset while there are neither tools nor servers (they are not
+    /// offered then, and are appended once a tool catalog appears).
+    definitions: OnceLock<Vec<Value>>,
     /// Servers configured with `enabled: false`, by name: what
     /// `request_install {type: mcp_server, action: enable}` may enable.
     disabled: Mutex<BTreeMap<String, ConfiguredServer>>,
@@ -175,20 +176,29 @@ impl Gateway {
         self.tools.rewrites.record(path)
     }
 
-    /// `tool_search` and `call_tool`, frozen the first time they are
-    /// listed; `None` when there are neither tools nor servers.
+    /// `tool_search`, `call_tool` and `request_install`, frozen the first
+    /// time they are listed; `None` while there are neither tools nor
+    /// servers.
     pub fn definitions(&self, catalog: &Catalog) -> Option<&[Value]> {
-        self.definitions
-            .get_or_init(|| {
-                (catalog.tool_count() > 0 || !self.pool.is_empty()).then(|| {
-                    vec![
-                        search_definition(catalog, &self.pool),
-                        call_definition(),
-                        install_definition(),
-                    ]
-                })
-            })
-            .as_deref()
+        if let Some(listed) = self.definitions.get() {
+            return Some(listed);
+        }
+        if catalog.tool_count() == 0 && self.pool.is_empty() {
+            return None;
+        }
+        Some(self.definitions.get_or_init(|| {
+            vec![
+                search_definition(catalog, &self.pool),
+                call_definition(),
+                install_definition(),
+            ]
+        }))
+    }
+
+    /// True when `catalog` makes the gateway's tools appear: they were not
+    /// offered until now (no tools, no servers) and it has tools.
+    pub fn appears_with(&self, catalog: &Catalog) -> bool {
+        self.definitions.get().is_none() && self.definitions(catalog).is_some()
     }
 
     /// Run `tool_search`: find, load what is new, and answer. `reserved`
@@ -289,7 +299,7 @@ impl Gateway {
     /// Whether the gateway is offered: servers are configured, or the
     /// first `tools/list` found tools.
     pub fn is_on(&self) -> bool {
-        !self.pool.is_empty() || self.definitions.get().is_some_and(Option::is_some)
+        !self.pool.is_empty() || self.definitions.get().is_some()
     }
 
     /// The loaded tools, as the resource shows them.
