@@ -42,7 +42,7 @@ pub fn fit(tool: &str, schema: &Value, arguments: Option<Map<String, Value>>) ->
     );
     let mut misspelt = Vec::new();
     map.retain(|key, value| match properties.get(key) {
-        Some(property) => !(value.is_null() && !admits_null(property)),
+        Some(property) => !value.is_null() || admits_null(property),
         None if open => true,
         None => {
             if let Some(meant) = closest(key, properties.keys()) {
