@@ -28,31 +28,44 @@ pub fn persist_enable(
     settings: &Settings,
     skill: &crate::model::Skill,
 ) -> Result<Persisted, ConfigError> {
-    let mut changed = Vec::new();
-    for file in &settings.files {
-        if !file.settings.disabled.iter().any(|e| names_skill(e, skill)) {
-            continue;
-        }
-        let text = read_text(&file.path, UNREADABLE)?;
-        let new_text =
-            enable_in_text(&text, |entry| names_skill(entry, skill)).map_err(|error| {
-                ConfigError::Edit {
-                    path: file.path.clone(),
-                    error,
-                }
-            })?;
-        if new_text != text {
-            write_atomically(&file.path, &new_text)?;
-            changed.push(file.path.clone());
-        }
-    }
+    let files = persist_edits(
+        settings,
+        |file| file.disabled.iter().any(|e| names_skill(e, skill)),
+        |text| enable_in_text(text, |entry| names_skill(entry, skill)),
+    )?;
     Ok(Persisted {
-        files: changed,
+        files,
         still_disabled_by_environment: settings
             .disabled_by_environment
             .iter()
             .any(|e| names_skill(e, skill)),
     })
+}
+
+/// Rewrite with `edit` every file in `settings` whose parsed settings
+/// `applies` accepts, and return the files whose text changed. The one
+/// loop behind both "enable always" edits (a skill, an MCP server).
+fn persist_edits(
+    settings: &Settings,
+    applies: impl Fn(&FileSettings) -> bool,
+    edit: impl Fn(&str) -> Result<String, EditError>,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    let mut changed = Vec::new();
+    for file in &settings.files {
+        if !applies(&file.settings) {
+            continue;
+        }
+        let text = read_text(&file.path, UNREADABLE)?;
+        let new_text = edit(&text).map_err(|error| ConfigError::Edit {
+            path: file.path.clone(),
+            error,
+        })?;
+        if new_text != text {
+            write_atomically(&file.path, &new_text)?;
+            changed.push(file.path.clone());
+        }
+    }
+    Ok(changed)
 }
 
 /// Replace the text of the configuration file `path` the way its owner
@@ -407,27 +420,15 @@ mod tests {
 /// (`enabled: false` in its `mcp_servers` entry) stop disabling it; see
 /// [`enable_server_in_text`]. Returns the files edited.
 pub fn persist_server_enable(settings: &Settings, name: &str) -> Result<Vec<PathBuf>, ConfigError> {
-    let mut changed = Vec::new();
-    for file in &settings.files {
-        let disabled = file
-            .settings
-            .mcp_servers
-            .get(name)
-            .is_some_and(|s| s.enabled == Some(false));
-        if !disabled {
-            continue;
-        }
-        let text = read_text(&file.path, UNREADABLE)?;
-        let new_text = enable_server_in_text(&text, name).map_err(|error| ConfigError::Edit {
-            path: file.path.clone(),
-            error,
-        })?;
-        if new_text != text {
-            write_atomically(&file.path, &new_text)?;
-            changed.push(file.path.clone());
-        }
-    }
-    Ok(changed)
+    persist_edits(
+        settings,
+        |file| {
+            file.mcp_servers
+                .get(name)
+                .is_some_and(|s| s.enabled == Some(false))
+        },
+        |text| enable_server_in_text(text, name),
+    )
 }
 
 /// The text of a `skilldex.yaml` in which the MCP server `name` is no

@@ -187,8 +187,14 @@ impl SkilldexServer {
                 let stats = vectors.stats();
                 if stats.embedded > 0 {
                     self.log(&format!(
-                        "embedded {} of {} skills for semantic search",
-                        stats.embedded, stats.entries
+                        "embedded {} of {} {} for semantic search",
+                        stats.embedded,
+                        stats.entries,
+                        if stats.tools > 0 {
+                            "skills and tools"
+                        } else {
+                            "skills"
+                        }
                     ));
                 }
                 if let Some(error) = &stats.cache_error {
