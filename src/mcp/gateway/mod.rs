@@ -19,6 +19,7 @@
 //! This module holds no rmcp server types: `server/gateway.rs` wires it
 //! into the handler.
 
+pub mod arguments;
 pub mod find;
 pub mod install;
 pub mod loaded;
