@@ -663,7 +663,7 @@ mod served {
 /// mode-000 file stops it as it stops any user (root reads through mode
 /// 000). `None`, with the reason printed, when that cannot be done here.
 #[allow(clippy::print_stderr)] // The reason a test is skipped.
-fn run_unprivileged(root: &Path, args: &[&str]) -> Option<super::Run> {
+pub(crate) fn run_unprivileged(root: &Path, args: &[&str]) -> Option<super::Run> {
     let setpriv = Path::new("/usr/bin/setpriv");
     let probe = std::process::Command::new(setpriv)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
@@ -686,7 +686,7 @@ fn run_unprivileged(root: &Path, args: &[&str]) -> Option<super::Run> {
 }
 
 /// A temp folder every user may enter (`tempdir` makes it 0700).
-fn open_tempdir() -> tempfile::TempDir {
+pub(crate) fn open_tempdir() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let temp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -15,6 +15,8 @@ mod hardening;
 mod layouts;
 mod link;
 mod live;
+#[cfg(unix)]
+mod locked;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(unix)]

@@ -20,6 +20,7 @@
 //! into the handler.
 
 pub mod find;
+pub mod install;
 pub mod loaded;
 pub mod pool;
 
@@ -69,8 +70,11 @@ pub struct Gateway {
     /// Servers configured with `enabled: false`, by name: what
     /// `request_install {type: mcp_server, action: enable}` may enable.
     disabled: Mutex<BTreeMap<String, ConfiguredServer>>,
-    /// Suggestions the user declined for good in this session
-    /// (`action:type:id`).
+    /// Servers offered under `available_servers`, by name: what
+    /// `request_install {type: mcp_server, action: install}` may install.
+    offered: BTreeMap<String, ConfiguredServer>,
+    /// Suggestions the user declined for good (`action:type:id`): those of
+    /// `declined_suggestions` in the configuration, and this session's.
     pub suppressed: Mutex<BTreeSet<String>>,
 }
 
@@ -107,8 +111,41 @@ impl Gateway {
             loaded: Mutex::new(Loaded::default()),
             definitions: OnceLock::new(),
             disabled: Mutex::new(disabled.into_iter().map(|s| (s.name.clone(), s)).collect()),
-            suppressed: Mutex::default(),
+            offered: settings
+                .map(|s| crate::config::available_servers(&s.files))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| (s.name.clone(), s))
+                .collect(),
+            suppressed: Mutex::new(
+                settings
+                    .map(|s| s.declined_suggestions.clone())
+                    .unwrap_or_default(),
+            ),
         }
+    }
+
+    /// The servers offered for installation, sorted.
+    pub fn offered_servers(&self) -> Vec<String> {
+        self.offered.keys().cloned().collect()
+    }
+
+    /// The offered server `name`.
+    pub fn offered_server(&self, name: &str) -> Option<&ConfiguredServer> {
+        self.offered.get(name)
+    }
+
+    /// Start using the installed server `server` in this session: it joins
+    /// the pool. Returns how to start it.
+    pub fn install_server(
+        &self,
+        server: &ConfiguredServer,
+    ) -> Result<crate::mcp::upstream::UpstreamCommand, String> {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let command =
+            crate::mcp::upstream::UpstreamCommand::for_server(server, DEFAULT_TIMEOUT, &lookup);
+        self.pool.add(server.name.clone(), command.clone());
+        command
     }
 
     /// The servers disabled in the configuration, sorted.

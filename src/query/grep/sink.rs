@@ -36,6 +36,15 @@ pub trait GrepSink {
         let _ = (skill, path, error);
         Ok(())
     }
+
+    /// A folder outside every skill that the walk could not enter, so the
+    /// skills it may hold were not searched (only when no skill or
+    /// namespace was asked for). Called before the answer's lines; by
+    /// default only counted in `GrepSummary::unreadable`.
+    fn unreadable_folder(&mut self, path: &std::path::Path, error: &str) -> std::io::Result<()> {
+        let _ = (path, error);
+        Ok(())
+    }
 }
 
 /// What a streamed answer held, once it ends.
@@ -45,8 +54,8 @@ pub struct GrepSummary {
     pub files: usize,
     /// The cap (`max_results`) cut the answer.
     pub truncated: bool,
-    /// Files of the selected skills that could not be read (each was
-    /// handed to `GrepSink::unreadable`).
+    /// Files and folders of the selected skills that could not be read
+    /// (each was handed to `GrepSink::unreadable` or `unreadable_folder`).
     pub unreadable: usize,
 }
 

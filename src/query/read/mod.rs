@@ -37,8 +37,9 @@ use sections::line_starts;
 use sections::line_text;
 use sections::section_range;
 
-pub use errors::{NamespacePart, ReadError};
+pub use errors::{unreadable_text, NamespacePart, ReadError};
 pub use folder::{open_file, resolve_file, skill_files, DisabledInside};
+pub(crate) use targets::unreadable_folder;
 pub use targets::{
     is_blank_target, locate_path, resolve_name, resolve_target, unknown_name, PathTarget,
 };
