@@ -284,6 +284,7 @@ impl Session {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn serve_names_locked_folders_in_its_log_and_its_answers() {
     let (_temp, root) = locked_tree();

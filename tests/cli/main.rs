@@ -19,6 +19,8 @@ mod live;
 mod locked;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(all(unix, feature = "mcp"))]
+mod ownership;
 #[cfg(unix)]
 mod properties;
 #[cfg(target_os = "linux")]
