@@ -16,6 +16,8 @@ mod layouts;
 mod link;
 mod live;
 #[cfg(unix)]
+mod live_tools;
+#[cfg(unix)]
 mod locked;
 #[cfg(feature = "mcp")]
 mod mcp;
