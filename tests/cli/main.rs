@@ -29,6 +29,8 @@ mod properties;
 mod render;
 mod search;
 mod semantic;
+#[cfg(unix)]
+mod special_files;
 mod tools_catalog;
 mod tools_e2e;
 mod tools_lint;
