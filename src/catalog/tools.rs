@@ -274,6 +274,60 @@ impl Catalog {
         &self.tools.details
     }
 
+    /// This snapshot with `servers` in place of its tool servers of the
+    /// same names (or beside them): what the gateway searches right after
+    /// it rewrote snapshots itself, before the watcher has reloaded them.
+    /// A replaced server keeps the title and description the catalog gave
+    /// it (a README's front matter may set them). Skills are shared.
+    pub fn with_tool_servers(&self, servers: &[Arc<ToolNamespace>]) -> Catalog {
+        let mut by_name: std::collections::BTreeMap<String, Arc<ToolNamespace>> = self
+            .tools
+            .servers
+            .iter()
+            .map(|s| (s.name.clone(), Arc::clone(s)))
+            .collect();
+        let mut hash = crate::hash::StableHasher::new();
+        hash.write(&self.tools.hash.to_le_bytes());
+        for server in servers {
+            let mut server = Arc::clone(server);
+            if let Some(old) = by_name.get(&server.name) {
+                if old.description != server.description || old.title != server.title {
+                    let mut renamed = (*server).clone();
+                    renamed.description = old.description.clone();
+                    renamed.title = old.title.clone();
+                    server = Arc::new(renamed);
+                }
+            }
+            hash.write(server.name.as_bytes());
+            for tool in &server.tools {
+                hash.write(tool.id.as_bytes());
+                hash.write(tool.description.as_bytes());
+                hash.write(tool.input_schema.to_string().as_bytes());
+            }
+            by_name.insert(server.name.clone(), server);
+        }
+        let servers: Vec<Arc<ToolNamespace>> = by_name.into_values().collect();
+        let flat = servers
+            .iter()
+            .enumerate()
+            .flat_map(|(s, server)| (0..server.tools.len()).map(move |t| (s as u32, t as u32)))
+            .collect();
+        let part = ToolPart {
+            servers,
+            files: self.tools.files.clone(),
+            details: self.tools.details.clone(),
+            flat,
+            hash: hash.finish(),
+        };
+        let mut catalog = self.clone();
+        catalog.tools = Arc::new(part);
+        let mut revision = crate::hash::StableHasher::new();
+        revision.write(self.revision.as_bytes());
+        revision.write(&catalog.tools.hash.to_le_bytes());
+        catalog.revision = format!("{:016x}", revision.finish());
+        catalog
+    }
+
     /// This snapshot holding the tool catalogs of `part`.
     pub(crate) fn with_tools(mut self, part: Arc<ToolPart>) -> Catalog {
         if part.files.is_empty() && self.tools.files.is_empty() {

@@ -28,31 +28,44 @@ pub fn persist_enable(
     settings: &Settings,
     skill: &crate::model::Skill,
 ) -> Result<Persisted, ConfigError> {
-    let mut changed = Vec::new();
-    for file in &settings.files {
-        if !file.settings.disabled.iter().any(|e| names_skill(e, skill)) {
-            continue;
-        }
-        let text = read_text(&file.path, UNREADABLE)?;
-        let new_text =
-            enable_in_text(&text, |entry| names_skill(entry, skill)).map_err(|error| {
-                ConfigError::Edit {
-                    path: file.path.clone(),
-                    error,
-                }
-            })?;
-        if new_text != text {
-            write_atomically(&file.path, &new_text)?;
-            changed.push(file.path.clone());
-        }
-    }
+    let files = persist_edits(
+        settings,
+        |file| file.disabled.iter().any(|e| names_skill(e, skill)),
+        |text| enable_in_text(text, |entry| names_skill(entry, skill)),
+    )?;
     Ok(Persisted {
-        files: changed,
+        files,
         still_disabled_by_environment: settings
             .disabled_by_environment
             .iter()
             .any(|e| names_skill(e, skill)),
     })
+}
+
+/// Rewrite with `edit` every file in `settings` whose parsed settings
+/// `applies` accepts, and return the files whose text changed. The one
+/// loop behind both "enable always" edits (a skill, an MCP server).
+fn persist_edits(
+    settings: &Settings,
+    applies: impl Fn(&FileSettings) -> bool,
+    edit: impl Fn(&str) -> Result<String, EditError>,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    let mut changed = Vec::new();
+    for file in &settings.files {
+        if !applies(&file.settings) {
+            continue;
+        }
+        let text = read_text(&file.path, UNREADABLE)?;
+        let new_text = edit(&text).map_err(|error| ConfigError::Edit {
+            path: file.path.clone(),
+            error,
+        })?;
+        if new_text != text {
+            write_atomically(&file.path, &new_text)?;
+            changed.push(file.path.clone());
+        }
+    }
+    Ok(changed)
 }
 
 /// Replace the text of the configuration file `path` the way its owner
@@ -61,7 +74,7 @@ pub fn persist_enable(
 /// to a new file beside it and renamed over it, so a reader sees the old
 /// text or the new, never half. A file with other hard links is rewritten
 /// in place instead (a rename would split the links).
-fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
+pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
     let error = |error| ConfigError::Write {
         path: path.to_path_buf(),
         error,
@@ -118,6 +131,9 @@ pub enum EditError {
     NoEditableList { entry: String },
     #[error("editing the `disabled` or `enabled` list would change other settings")]
     WouldChangeOtherSettings,
+    /// A key written in a layout the edit cannot extend exactly.
+    #[error("`{key}` is not written in a layout skilldex can edit exactly; {what} by hand")]
+    NotEditable { key: &'static str, what: String },
 }
 
 /// The text of a `skilldex.yaml` in which no `disabled` entry accepted by
@@ -217,7 +233,7 @@ fn remove_entries(text: &str, key: &str, names: &impl Fn(&str) -> bool) -> Optio
 
 /// `text` with `value` appended to the top-level list `key` in the style
 /// the list is written in, or with a new `key: [value]` line at the end.
-fn append_entry(text: &str, key: &str, value: &str) -> Option<String> {
+pub(super) fn append_entry(text: &str, key: &str, value: &str) -> Option<String> {
     let scalar = yaml_scalar(value);
     let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut out = text.to_string();
@@ -404,27 +420,15 @@ mod tests {
 /// (`enabled: false` in its `mcp_servers` entry) stop disabling it; see
 /// [`enable_server_in_text`]. Returns the files edited.
 pub fn persist_server_enable(settings: &Settings, name: &str) -> Result<Vec<PathBuf>, ConfigError> {
-    let mut changed = Vec::new();
-    for file in &settings.files {
-        let disabled = file
-            .settings
-            .mcp_servers
-            .get(name)
-            .is_some_and(|s| s.enabled == Some(false));
-        if !disabled {
-            continue;
-        }
-        let text = read_text(&file.path, UNREADABLE)?;
-        let new_text = enable_server_in_text(&text, name).map_err(|error| ConfigError::Edit {
-            path: file.path.clone(),
-            error,
-        })?;
-        if new_text != text {
-            write_atomically(&file.path, &new_text)?;
-            changed.push(file.path.clone());
-        }
-    }
-    Ok(changed)
+    persist_edits(
+        settings,
+        |file| {
+            file.mcp_servers
+                .get(name)
+                .is_some_and(|s| s.enabled == Some(false))
+        },
+        |text| enable_server_in_text(text, name),
+    )
 }
 
 /// The text of a `skilldex.yaml` in which the MCP server `name` is no
