@@ -614,7 +614,7 @@ mod served {
             })
         };
         let deadline = Instant::now() + Duration::from_secs(4);
-        let (mut requests, mut leaks, mut cli_runs) = (0u64, Vec::new(), 0u64);
+        let (mut requests, mut leaks, mut cli_runs, mut served) = (0u64, Vec::new(), 0u64, 0u64);
         while Instant::now() < deadline {
             for (method, params) in [
                 (
@@ -629,9 +629,13 @@ mod served {
             ] {
                 let answer = raw.request(method, params);
                 requests += 1;
-                if answer.to_string().contains("LEAKED outside") {
+                let text = answer.to_string();
+                if text.contains("LEAKED outside") {
                     leaks.push(format!("{method}: {answer}"));
                 }
+                // The reads do reach the file (a test that could never
+                // read it could never see a leak either).
+                served += u64::from(text.contains("inside\\n"));
             }
             if requests % 60 == 0 {
                 for args in [&["read", "s/sw/SECRET"][..], &["grep", "LEAKED|inside"]] {
@@ -646,10 +650,10 @@ mod served {
         stop.store(true, Ordering::Relaxed);
         let swaps = swapper.join().unwrap();
         println!(
-            "{requests} MCP requests and {cli_runs} CLI runs during {swaps} swaps; {} leaks",
+            "{requests} MCP requests ({served} answered with the inside file) and {cli_runs} CLI runs during {swaps} swaps; {} leaks",
             leaks.len()
         );
-        assert!(swaps > 0 && requests > 0);
+        assert!(swaps > 0 && requests > 0 && cli_runs > 0 && served > 0);
         assert!(
             leaks.is_empty(),
             "{} leaks, first: {}",

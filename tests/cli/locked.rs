@@ -284,9 +284,13 @@ impl Session {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn serve_names_locked_folders_in_its_log_and_its_answers() {
     let (_temp, root) = locked_tree();
+    // A file it may not read, too.
+    let file = write(&root, "a/locked.md", "needle locked\n");
+    lock(&file);
     let Some(mut child) = spawn_unprivileged(&root, &["serve"]) else {
         return;
     };
@@ -328,6 +332,11 @@ fn serve_names_locked_folders_in_its_log_and_its_answers() {
             && text.contains(&format!("not searched: {}:", root.join("c").display())),
         "{text}"
     );
-    let text = session.call("grep_skills", json!({"pattern": "needle", "skill": "a"}));
-    assert!(!text.contains("not searched"), "{text}");
+    assert!(
+        text.contains("not searched: a/locked.md:") && text.contains("Permission denied"),
+        "{text}"
+    );
+    let text = session.call("grep_skills", json!({"pattern": "needle", "skill": "b"}));
+    assert!(!text.contains("not searched: a/"), "{text}");
+    assert!(text.contains("not searched: b/locked/"), "{text}");
 }
