@@ -435,6 +435,9 @@ mod served {
         assert!(answer.get("error").is_some(), "{answer}");
         let answer = raw.request("ping", json!({}));
         assert!(answer.get("result").is_some(), "{answer}");
+        // Closing stdin still ends it.
+        let (status, _, _) = raw.close();
+        assert!(status.success(), "{status:?}");
     }
 
     #[test]
