@@ -489,6 +489,39 @@ mod served {
         assert!(message.contains("the key `id` is given twice"), "{answer}");
     }
 
+    /// `serve` follows a root symlink retargeted the way deployments do it
+    /// (`ln -sfn v2 current`), as `watch` does.
+    #[test]
+    fn a_retargeted_root_link_is_followed_by_serve() {
+        let temp = tempfile::tempdir().unwrap();
+        let base = temp.path();
+        write(base, "v1/a/SKILL.md", skill_md("a", "A. Use when testing."));
+        write(base, "v2/b/SKILL.md", skill_md("b", "B. Use when testing."));
+        std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
+        let mut raw = Raw::start(&base.join("current"), &[]);
+        let listed = raw.request("resources/list", json!({})).to_string();
+        assert!(listed.contains("skill://a/SKILL.md"), "{listed}");
+        std::os::unix::fs::symlink("v2", base.join("current.new")).unwrap();
+        std::fs::rename(base.join("current.new"), base.join("current")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let listed = raw.request("resources/list", json!({})).to_string();
+            if listed.contains("skill://b/SKILL.md") && !listed.contains("skill://a/SKILL.md") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never followed the link: {listed}"
+            );
+            // Wait for the server's list-changed notice, or poll again.
+            raw.wait_within(Duration::from_millis(200), |m| {
+                m["method"] == "notifications/resources/list_changed"
+            });
+        }
+        let (is_error, text) = raw.call("read_skill", json!({"name": "b"}));
+        assert!(!is_error, "{text}");
+    }
+
     /// Send `hostile` (a request line with id `hostile_id`) and then a
     /// ping; the ping's answer must come. Returns how long the ping took.
     fn ping_during(raw: &mut Raw, hostile: &str, hostile_id: &Value) -> Duration {
