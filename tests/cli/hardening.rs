@@ -435,6 +435,9 @@ mod served {
         assert!(answer.get("error").is_some(), "{answer}");
         let answer = raw.request("ping", json!({}));
         assert!(answer.get("result").is_some(), "{answer}");
+        // Closing stdin still ends it.
+        let (status, _, _) = raw.close();
+        assert!(status.success(), "{status:?}");
     }
 
     #[test]
@@ -484,6 +487,39 @@ mod served {
         let answer = raw.wait_for("the duplicate-id answer", |m| m.get("error").is_some());
         let message = answer["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("the key `id` is given twice"), "{answer}");
+    }
+
+    /// `serve` follows a root symlink retargeted the way deployments do it
+    /// (`ln -sfn v2 current`), as `watch` does.
+    #[test]
+    fn a_retargeted_root_link_is_followed_by_serve() {
+        let temp = tempfile::tempdir().unwrap();
+        let base = temp.path();
+        write(base, "v1/a/SKILL.md", skill_md("a", "A. Use when testing."));
+        write(base, "v2/b/SKILL.md", skill_md("b", "B. Use when testing."));
+        std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
+        let mut raw = Raw::start(&base.join("current"), &[]);
+        let listed = raw.request("resources/list", json!({})).to_string();
+        assert!(listed.contains("skill://a/SKILL.md"), "{listed}");
+        std::os::unix::fs::symlink("v2", base.join("current.new")).unwrap();
+        std::fs::rename(base.join("current.new"), base.join("current")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let listed = raw.request("resources/list", json!({})).to_string();
+            if listed.contains("skill://b/SKILL.md") && !listed.contains("skill://a/SKILL.md") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never followed the link: {listed}"
+            );
+            // Wait for the server's list-changed notice, or poll again.
+            raw.wait_within(Duration::from_millis(200), |m| {
+                m["method"] == "notifications/resources/list_changed"
+            });
+        }
+        let (is_error, text) = raw.call("read_skill", json!({"name": "b"}));
+        assert!(!is_error, "{text}");
     }
 
     /// Send `hostile` (a request line with id `hostile_id`) and then a

@@ -319,6 +319,26 @@ fn serve_names_locked_folders_in_its_log_and_its_answers() {
     err.wait_for("a log line naming b/locked", |l| {
         l.contains(&format!("cannot watch {}:", locked.display()))
     });
+    // The file it may not read: skills/get and the folder listing agree
+    // (neither offers it), and reading it says why.
+    let listed = session
+        .request("skills/get", json!({"uri": "skill://a/SKILL.md"}))
+        .to_string();
+    let folder = session
+        .request("resources/directory/read", json!({"uri": "skill://a"}))
+        .to_string();
+    assert!(listed.contains("skill://a/SKILL.md"), "{listed}");
+    assert!(folder.contains("skill://a/SKILL.md"), "{folder}");
+    assert_eq!(
+        listed.contains("skill://a/locked.md"),
+        folder.contains("skill://a/locked.md"),
+        "skills/get: {listed}\ndirectory: {folder}"
+    );
+    let answer = session.request("resources/read", json!({"uri": "skill://a/locked.md"}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Permission denied"), "{answer}");
+    let text = session.call("read_skill", json!({"name": "a", "path": "locked.md"}));
+    assert!(text.contains("Permission denied"), "{text}");
     let text = session.call("read_skill", json!({"name": "c"}));
     assert!(
         text.contains("may not enter the folder") && !text.contains("no skill named"),

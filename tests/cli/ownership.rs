@@ -154,3 +154,42 @@ fn a_link_into_a_nested_skill_that_did_not_load_is_not_served() {
         );
     }
 }
+
+/// A `SKILL.md` that is a symlink to a file outside its folder is refused
+/// over MCP as on the command line: not listed, not served.
+#[test]
+fn a_skill_file_linked_out_of_its_folder_is_not_served() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        temp.path(),
+        "elsewhere/SKILL.md",
+        skill_md("s", "Out. Use when testing.") + "OUTSIDE-MARKER\n",
+    );
+    write(
+        &root,
+        "ok/SKILL.md",
+        skill_md("ok", "Ok. Use when testing."),
+    );
+    std::fs::create_dir_all(root.join("s")).unwrap();
+    std::os::unix::fs::symlink(
+        temp.path().join("elsewhere/SKILL.md"),
+        root.join("s/SKILL.md"),
+    )
+    .unwrap();
+    let mut raw = crate::mcp::Raw::start(&root, &["--no-watch"]);
+    let answer = raw.request("resources/read", json!({"uri": "skill://s/SKILL.md"}));
+    assert!(answer.get("error").is_some(), "{answer}");
+    assert!(!answer.to_string().contains("OUTSIDE-MARKER"), "{answer}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": "s"}));
+    assert!(
+        is_error && text.contains("outside its skill folder"),
+        "{text}"
+    );
+    let answer = raw.request("resources/list", json!({}));
+    assert!(
+        answer.to_string().contains("skill://ok/SKILL.md"),
+        "{answer}"
+    );
+    assert!(!answer.to_string().contains("skill://s/"), "{answer}");
+}

@@ -201,3 +201,55 @@ fn serve_refuses_special_files_and_serves_what_it_advertises() {
     let answer = raw.request("ping", json!({}));
     assert!(answer.get("result").is_some(), "{answer}");
 }
+
+/// Peak resident memory of process `pid`, in KiB (Linux).
+#[cfg(feature = "mcp")]
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// A sparse 1 GiB file in a skill is sized on the open file and refused
+/// before a byte is read: the server's peak memory stays far below it.
+#[cfg(all(feature = "mcp", target_os = "linux"))]
+#[test]
+fn serve_refuses_a_huge_file_by_its_size_without_reading_it() {
+    use serde_json::json;
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "big/SKILL.md",
+        skill_md("big", "Big. Use when testing."),
+    );
+    let huge = write(root, "big/huge.md", "x");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let mut raw = crate::mcp::Raw::start(root, &["--no-watch"]);
+    let answer = raw.request("resources/read", json!({"uri": "skill://big/huge.md"}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("larger than 16 MiB"), "{answer}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": "big", "path": "huge.md"}));
+    assert!(is_error && text.contains("bytes"), "{text}");
+    // The manifest holds every file's digest: refused by the total size.
+    let answer = raw.request("skills/get", json!({"uri": "skill://big/SKILL.md"}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("more than 16 MiB"), "{answer}");
+    let answer = raw.request("resources/list", json!({}));
+    assert!(answer.get("result").is_some(), "{answer}");
+    let (_, text) = raw.call("grep_skills", json!({"pattern": "never-there"}));
+    assert!(!text.is_empty(), "{text}");
+    let peak = peak_kib(raw.pid());
+    assert!(
+        peak < 256 * 1024,
+        "peak memory {peak} KiB: the file was read"
+    );
+}
