@@ -67,6 +67,15 @@ impl Host {
     }
 }
 
+impl Host {
+    /// Whether the host's loader also finds skills in sub-folders of a
+    /// skill folder (opencode globs `**/SKILL.md`), so a nested skill is
+    /// already reached through its parent's link.
+    pub fn reads_nested(self) -> bool {
+        matches!(self, Host::Opencode)
+    }
+}
+
 /// What a plan does with one name in the folder.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
@@ -83,6 +92,13 @@ pub enum Action {
     },
     /// A link skilldex made whose skill is gone: remove it.
     Remove { name: String, target: PathBuf },
+    /// Not linked on its own: the host finds it inside the link `via`
+    /// (a skill nested in another, for a host that reads sub-folders).
+    Within {
+        name: String,
+        target: PathBuf,
+        via: String,
+    },
     /// Not linked, and why.
     Skip {
         name: String,
@@ -98,6 +114,7 @@ impl Action {
             | Action::Keep { name, .. }
             | Action::Relink { name, .. }
             | Action::Remove { name, .. }
+            | Action::Within { name, .. }
             | Action::Skip { name, .. } => name,
         }
     }
@@ -177,8 +194,9 @@ fn plain_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The links that lay `catalog` out in `dir`, and the stale ones to remove.
-pub fn plan(catalog: &Catalog, dir: &Path) -> Result<Plan, LinkError> {
+/// The links that lay `catalog` out in `dir` for `host`, and the stale
+/// ones to remove.
+pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError> {
     let record = read_record(dir)?;
     let real_dir = std::fs::canonicalize(dir).ok();
     // name → (target, skill file shown in messages)
@@ -235,6 +253,38 @@ pub fn plan(catalog: &Catalog, dir: &Path) -> Result<Plan, LinkError> {
             continue;
         }
         wanted.insert(name, target);
+    }
+    if host.reads_nested() {
+        // A skill inside another linked skill's folder is found through
+        // that link; a link of its own would show the host the same skill
+        // twice (opencode warns "duplicate skill name").
+        let folders: Vec<(String, PathBuf)> =
+            wanted.iter().map(|(n, t)| (n.clone(), t.clone())).collect();
+        for (name, target) in &folders {
+            let holder = folders
+                .iter()
+                .filter(|(other, t)| other != name && target.starts_with(t) && target != t)
+                .min_by_key(|(_, t)| t.components().count());
+            // Only where both names are free for skilldex: the holder's
+            // link can be made, and no one else's entry has the name.
+            let free = |name: &str, target: &Path| {
+                let entry = dir.join(name);
+                match std::fs::read_link(&entry) {
+                    Ok(points) => points == target || record.get(name) == Some(&points),
+                    Err(_) => entry.symlink_metadata().is_err(),
+                }
+            };
+            if let Some((via, via_target)) = holder {
+                if free(via, via_target) && free(name, target) {
+                    wanted.remove(name);
+                    actions.push(Action::Within {
+                        name: name.clone(),
+                        target: target.clone(),
+                        via: via.clone(),
+                    });
+                }
+            }
+        }
     }
     for (name, target) in &wanted {
         let entry = dir.join(name);
@@ -314,7 +364,7 @@ pub fn plan(catalog: &Catalog, dir: &Path) -> Result<Plan, LinkError> {
 fn rank(action: &Action) -> u8 {
     match action {
         Action::Keep { .. } | Action::Link { .. } | Action::Relink { .. } => 0,
-        Action::Remove { .. } => 1,
+        Action::Remove { .. } | Action::Within { .. } => 1,
         Action::Skip { .. } => 2,
     }
 }
@@ -353,7 +403,7 @@ pub fn apply(plan: &Plan) -> Result<(), LinkError> {
                 let entry = dir.join(name);
                 std::fs::remove_file(&entry).map_err(io(&entry))?;
             }
-            Action::Skip { .. } => {}
+            Action::Skip { .. } | Action::Within { .. } => {}
         }
     }
     let path = dir.join(RECORD);

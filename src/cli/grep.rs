@@ -41,7 +41,9 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
         // A bad pattern is a usage error; an unknown skill or namespace
         // is "no match".
         match error {
-            GrepError::Pattern(_) | GrepError::Output(_) => ExitCode::from(2),
+            GrepError::Pattern(_) | GrepError::Output(_) | GrepError::Unreadable { .. } => {
+                ExitCode::from(2)
+            }
             GrepError::UnknownSkill { .. }
             | GrepError::UnknownNamespace(_)
             | GrepError::Disabled(_) => ExitCode::from(1),
@@ -123,6 +125,14 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
             "skilldex: could not read {}/{}: {error} — it was not searched; check its permissions",
             printable(skill),
             printable(path)
+        );
+        Ok(())
+    }
+
+    fn unreadable_folder(&mut self, path: &std::path::Path, error: &str) -> std::io::Result<()> {
+        say!(
+            "skilldex: could not read {}: {error} — nothing in it was searched (skills in it included); check its permissions",
+            printable(&path.to_string_lossy())
         );
         Ok(())
     }

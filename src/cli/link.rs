@@ -71,7 +71,7 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
         (None, false) => PathBuf::from(host.project_dir()),
     };
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
-    let plan = link::plan(&catalog, &dir)?;
+    let plan = link::plan(&catalog, &dir, host)?;
     if !args.dry_run {
         link::apply(&plan)?;
     }
@@ -88,6 +88,12 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
             "actions": plan.actions,
         }))?;
     } else {
+        let within = |name: &str| {
+            plan.actions.iter().find_map(|a| match a {
+                Action::Within { name: n, via, .. } if n == name => Some(via.clone()),
+                _ => None,
+            })
+        };
         let mut out = stdout();
         let verb =
             |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
@@ -106,13 +112,23 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
                     target.display(),
                     was.display()
                 )?,
-                Action::Remove { name, target } => writeln!(
-                    out,
-                    "{} {name} (its skill at {} is gone)",
-                    verb("removed ", "would remove"),
-                    target.display()
-                )?,
+                Action::Remove { name, target } => match within(name) {
+                    Some(via) => writeln!(
+                        out,
+                        "{} {name} ({} finds it inside {via}, which reads nested skills)",
+                        verb("removed ", "would remove"),
+                        host.name()
+                    )?,
+                    None => writeln!(
+                        out,
+                        "{} {name} (its skill at {} is gone)",
+                        verb("removed ", "would remove"),
+                        target.display()
+                    )?,
+                },
                 Action::Keep { .. } => {}
+                // In place already: the host reads it inside its parent.
+                Action::Within { .. } => {}
                 Action::Skip {
                     name,
                     target,
@@ -122,7 +138,7 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
         }
         out.flush()?;
         let count = |f: fn(&Action) -> bool| plan.actions.iter().filter(|a| f(a)).count();
-        let kept = count(|a| matches!(a, Action::Keep { .. }));
+        let kept = count(|a| matches!(a, Action::Keep { .. } | Action::Within { .. }));
         let changed = count(Action::changes);
         say!(
             "skilldex: {} for {} in {}: {changed} {}, {kept} already in place, {skipped} skipped",

@@ -80,9 +80,14 @@ pub(super) fn report_embedding(global: &GlobalArgs, stats: &skilldex::search::Em
     }
     if stats.embedded > 0 {
         say!(
-            "skilldex: embedded {} of {} skills (the others were cached)",
+            "skilldex: embedded {} of {} {} (the others were cached)",
             stats.embedded,
-            stats.entries
+            stats.entries,
+            if stats.tools > 0 {
+                "skills and tools"
+            } else {
+                "skills"
+            }
         );
     }
     if let Some(error) = &stats.cache_error {

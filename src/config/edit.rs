@@ -74,7 +74,7 @@ fn persist_edits(
 /// to a new file beside it and renamed over it, so a reader sees the old
 /// text or the new, never half. A file with other hard links is rewritten
 /// in place instead (a rename would split the links).
-fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
+pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
     let error = |error| ConfigError::Write {
         path: path.to_path_buf(),
         error,
@@ -131,6 +131,9 @@ pub enum EditError {
     NoEditableList { entry: String },
     #[error("editing the `disabled` or `enabled` list would change other settings")]
     WouldChangeOtherSettings,
+    /// A key written in a layout the edit cannot extend exactly.
+    #[error("`{key}` is not written in a layout skilldex can edit exactly; {what} by hand")]
+    NotEditable { key: &'static str, what: String },
 }
 
 /// The text of a `skilldex.yaml` in which no `disabled` entry accepted by
@@ -230,7 +233,7 @@ fn remove_entries(text: &str, key: &str, names: &impl Fn(&str) -> bool) -> Optio
 
 /// `text` with `value` appended to the top-level list `key` in the style
 /// the list is written in, or with a new `key: [value]` line at the end.
-fn append_entry(text: &str, key: &str, value: &str) -> Option<String> {
+pub(super) fn append_entry(text: &str, key: &str, value: &str) -> Option<String> {
     let scalar = yaml_scalar(value);
     let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let mut out = text.to_string();

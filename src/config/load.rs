@@ -75,6 +75,23 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
             let base = file.path.parent().unwrap_or(Path::new("."));
             settings.search_model = Some(resolve_path(model, base, sources.home.as_deref()));
         }
+        let base = file.path.parent().unwrap_or(Path::new("."));
+        // Highest layer first: a collection of the project is looked in
+        // before the user's.
+        let mut available: Vec<PathBuf> = settings_of_file
+            .available
+            .iter()
+            .map(|a| resolve_path(a, base, sources.home.as_deref()))
+            .collect();
+        available.retain(|a| !settings.available.contains(a));
+        available.append(&mut settings.available);
+        settings.available = available;
+        settings.declined_suggestions.extend(
+            settings_of_file
+                .declined_suggestions
+                .iter()
+                .map(|d| d.trim().to_string()),
+        );
     }
     if let Some(value) = sources.variable("SKILLDEX_MODEL").filter(|v| !v.is_empty()) {
         settings.search_model = Some(PathBuf::from(value));
@@ -279,7 +296,7 @@ pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, mcp_servers and search (with model)",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, mcp_servers, search (with model), available, available_servers and declined_suggestions",
             );
         }
         // The library has no position for a key given twice: point at the
@@ -342,6 +359,25 @@ pub fn configured_servers(files: &[ConfigFile]) -> Vec<crate::toolcat::servers::
     let mut by_name = std::collections::BTreeMap::new();
     for file in files {
         for (name, config) in &file.settings.mcp_servers {
+            by_name.insert(
+                name.clone(),
+                crate::toolcat::servers::ConfiguredServer {
+                    name: name.clone(),
+                    config: config.clone(),
+                    source: file.path.clone(),
+                },
+            );
+        }
+    }
+    by_name.into_values().collect()
+}
+
+/// The servers offered for installation (`available_servers`) of the
+/// configuration files: a higher layer's entry replaces a lower one's.
+pub fn available_servers(files: &[ConfigFile]) -> Vec<crate::toolcat::servers::ConfiguredServer> {
+    let mut by_name = std::collections::BTreeMap::new();
+    for file in files {
+        for (name, config) in &file.settings.available_servers {
             by_name.insert(
                 name.clone(),
                 crate::toolcat::servers::ConfiguredServer {

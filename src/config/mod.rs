@@ -115,6 +115,23 @@ pub struct FileSettings {
     /// `search:` settings (the semantic mode's model folder).
     #[serde(default)]
     pub search: Option<SearchFileSettings>,
+    /// Collection folders of skills offered for installation: not part of
+    /// the catalog; `request_install {type: skill, action: install}` copies
+    /// a skill from one of them into the first writable root. Relative to
+    /// the file's folder, `~/` is the home folder.
+    #[serde(default)]
+    pub available: Vec<String>,
+    /// MCP servers offered for installation (the shape of `mcp_servers`):
+    /// `request_install {type: mcp_server, action: install}` adds one to
+    /// this file's `mcp_servers` and syncs its tools.
+    #[serde(default)]
+    pub available_servers:
+        std::collections::BTreeMap<String, crate::toolcat::servers::ServerConfig>,
+    /// Suggestions the user declined with "always"
+    /// (`ACTION:TYPE:ID`, such as `install:skill:pdf-tools`): the server
+    /// does not ask about them again. Delete an entry to be asked again.
+    #[serde(default)]
+    pub declined_suggestions: Vec<String>,
 }
 
 /// The `search:` block of a `skilldex.yaml`.
@@ -198,6 +215,11 @@ pub struct Settings {
     /// The semantic search model folder (`search.model`, or
     /// `SKILLDEX_MODEL` above every file), resolved.
     pub search_model: Option<PathBuf>,
+    /// The `available` collection folders of every file, highest layer
+    /// first, resolved.
+    pub available: Vec<PathBuf>,
+    /// The `declined_suggestions` of every file.
+    pub declined_suggestions: BTreeSet<String>,
 }
 
 /// A `disabled` or `enabled` entry that names no skill.
@@ -305,6 +327,7 @@ impl Sources {
 }
 
 mod edit;
+mod install;
 mod lists;
 mod load;
 
@@ -312,7 +335,10 @@ pub use edit::{
     enable_in_text, enable_server_in_text, names_skill, persist_enable, persist_server_enable,
     EditError, Persisted,
 };
+pub use install::{
+    add_server_in_text, decline_in_text, persist_decline, persist_server_install, suggestion_key,
+};
 pub use load::{
-    configured_servers, load, parse, read_file, ParseError, UnknownFormat, FORMATS,
-    MAX_CONFIG_BYTES,
+    available_servers, configured_servers, load, parse, read_file, ParseError, UnknownFormat,
+    FORMATS, MAX_CONFIG_BYTES,
 };

@@ -25,7 +25,7 @@ mod model;
 
 pub use cache::{cache_dir, text_key, EmbeddingCache};
 #[cfg(feature = "semantic")]
-pub use model::Embedder;
+pub use model::{EmbedPlan, Embedder};
 
 use std::path::{Path, PathBuf};
 

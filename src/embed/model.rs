@@ -12,9 +12,46 @@ use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStr
 /// Texts are cut to this many tokens (sentence-transformers' `max_seq_length`
 /// for all-MiniLM-L6-v2; `sentence_bert_config.json` may say otherwise).
 const DEFAULT_MAX_TOKENS: usize = 256;
-/// Texts embedded in one forward pass, sorted by length so that a batch
-/// pads little.
-const BATCH: usize = 32;
+
+/// How a batch of texts is cut into forward passes and spread over cores.
+///
+/// Texts are sorted by length and grouped so that a pass holds at most
+/// `batch_tokens` tokens (rows × the longest row) and `max_rows` rows:
+/// texts of similar length pad little, and the attention mask keeps the
+/// padding out of every vector. The passes are shared by `workers`
+/// threads, each on a one-thread pool of its own, so its matrix products
+/// stay on its core: two cores embed two passes at once instead of
+/// splitting every product in two, and a query is embedded on one thread
+/// that does not wait for a second one a loaded machine may not schedule.
+/// The vectors are the same whatever the plan (a test checks it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedPlan {
+    pub batch_tokens: usize,
+    pub max_rows: usize,
+    pub workers: usize,
+    /// Run on our own one-thread pools (false: candle's and rayon's global
+    /// pools, as before the plan existed; kept to measure the difference).
+    pub own_threads: bool,
+}
+
+impl Default for EmbedPlan {
+    fn default() -> Self {
+        EmbedPlan {
+            batch_tokens: DEFAULT_BATCH_TOKENS,
+            max_rows: 32,
+            workers: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(MAX_WORKERS),
+            own_threads: true,
+        }
+    }
+}
+
+/// See [`EmbedPlan`]: chosen with `examples/semantic_bench.rs` on 10,000
+/// skills (docs/search.md has the figures).
+const DEFAULT_BATCH_TOKENS: usize = 2048;
+/// More workers than this add memory, not speed, on a laptop.
+const MAX_WORKERS: usize = 4;
 
 /// A sentence encoder loaded from a model folder.
 pub struct Embedder {
@@ -23,6 +60,9 @@ pub struct Embedder {
     id: String,
     dimension: usize,
     dir: PathBuf,
+    plan: EmbedPlan,
+    /// One one-thread pool per worker (the first also runs queries).
+    pools: Vec<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -97,13 +137,44 @@ impl Embedder {
                 format!("the weights do not fit config.json: {e}"),
             )
         })?;
-        Ok(Embedder {
+        let mut embedder = Embedder {
             tokenizer,
             bert,
             id,
             dimension: config.hidden_size,
             dir: dir.to_path_buf(),
-        })
+            plan: EmbedPlan::default(),
+            pools: Vec::new(),
+        };
+        embedder.set_plan(EmbedPlan::default())?;
+        Ok(embedder)
+    }
+
+    /// Embed with another [`EmbedPlan`] (the vectors are the same; only
+    /// the time differs).
+    pub fn set_plan(&mut self, plan: EmbedPlan) -> Result<(), EmbedError> {
+        let plan = EmbedPlan {
+            batch_tokens: plan.batch_tokens.max(1),
+            max_rows: plan.max_rows.max(1),
+            workers: plan.workers.max(1),
+            own_threads: plan.own_threads,
+        };
+        let wanted = if plan.own_threads { plan.workers } else { 0 };
+        while self.pools.len() < wanted {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .thread_name(|_| "skilldex-embed".to_string())
+                .build()
+                .map_err(|e| EmbedError::Inference(format!("no thread for embedding: {e}")))?;
+            self.pools.push(pool);
+        }
+        self.pools.truncate(wanted);
+        self.plan = plan;
+        Ok(())
+    }
+
+    pub fn plan(&self) -> EmbedPlan {
+        self.plan
     }
 
     /// A hash of the model's files (and its sequence length): vectors made
@@ -122,37 +193,93 @@ impl Embedder {
 
     /// Unit vectors for `texts`, in their order.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EmbedError::Inference(format!("tokenizing failed: {e}")))?;
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let encodings = match texts {
+            [one] => vec![self
+                .tokenizer
+                .encode(*one, true)
+                .map_err(|e| EmbedError::Inference(format!("tokenizing failed: {e}")))?],
+            _ => self
+                .tokenizer
+                .encode_batch(texts.to_vec(), true)
+                .map_err(|e| EmbedError::Inference(format!("tokenizing failed: {e}")))?,
+        };
+        let ids: Vec<&[u32]> = encodings.iter().map(|e| e.get_ids()).collect();
+        let passes = passes(&ids, self.plan.batch_tokens, self.plan.max_rows);
         let mut vectors = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(BATCH) {
-            let length = chunk
-                .iter()
-                .map(|&i| encodings[i].get_ids().len())
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            let mut ids = vec![0u32; chunk.len() * length];
-            let mut mask = vec![0u32; chunk.len() * length];
-            for (row, &i) in chunk.iter().enumerate() {
-                let own = encodings[i].get_ids();
-                ids[row * length..row * length + own.len()].copy_from_slice(own);
-                mask[row * length..row * length + own.len()].fill(1);
+        let run = |pass: &[usize]| self.pass(&ids, pass);
+        if self.pools.is_empty() {
+            for pass in &passes {
+                place(&mut vectors, pass, run(pass)?);
             }
-            let rows = self
-                .bert
-                .embed(&ids, &mask, chunk.len(), length)
-                .and_then(|t| t.to_vec2::<f32>())
-                .map_err(|e| EmbedError::Inference(e.to_string()))?;
-            for (&i, row) in chunk.iter().zip(rows) {
-                vectors[i] = row;
+            return Ok(vectors);
+        }
+        let workers = self.pools.len().min(passes.len());
+        if workers <= 1 {
+            let done = self.pools[0].install(|| {
+                passes
+                    .iter()
+                    .map(|pass| run(pass))
+                    .collect::<Result<Vec<_>, _>>()
+            })?;
+            for (pass, rows) in passes.iter().zip(done) {
+                place(&mut vectors, pass, rows);
+            }
+            return Ok(vectors);
+        }
+        // Workers take the next pass until none is left; the longest
+        // passes go first, so no worker is left with a long one at the end.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Result<Vec<PassRows>, EmbedError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self.pools[..workers]
+                .iter()
+                .map(|pool| {
+                    let (next, passes, run) = (&next, &passes, &run);
+                    scope.spawn(move || {
+                        pool.install(|| {
+                            let mut done = Vec::new();
+                            loop {
+                                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(pass) = passes.len().checked_sub(at + 1) else {
+                                    return Ok(done);
+                                };
+                                done.push((pass, run(&passes[pass])?));
+                            }
+                        })
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(EmbedError::Inference("an embedding worker panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        for result in results {
+            for (pass, rows) in result? {
+                place(&mut vectors, &passes[pass], rows);
             }
         }
         Ok(vectors)
+    }
+
+    /// One forward pass over the texts `pass` (indices into `ids`), padded
+    /// to the longest with the attention mask.
+    fn pass(&self, ids: &[&[u32]], pass: &[usize]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let length = pass.iter().map(|&i| ids[i].len()).max().unwrap_or(0).max(1);
+        let mut padded = vec![0u32; pass.len() * length];
+        let mut mask = vec![0u32; pass.len() * length];
+        for (row, &i) in pass.iter().enumerate() {
+            let own = ids[i];
+            padded[row * length..row * length + own.len()].copy_from_slice(own);
+            mask[row * length..row * length + own.len()].fill(1);
+        }
+        self.bert
+            .embed(&padded, &mask, pass.len(), length)
+            .and_then(|t| t.to_vec2::<f32>())
+            .map_err(|e| EmbedError::Inference(e.to_string()))
     }
 
     /// The number of tokens `text` becomes (after truncation).
@@ -160,6 +287,39 @@ impl Embedder {
         self.tokenizer
             .encode(text, true)
             .map_or(0, |e| e.get_ids().len())
+    }
+}
+
+/// The texts (by index) of each forward pass: sorted by length, shortest
+/// first, each pass as many as fit `batch_tokens` padded tokens (at least
+/// one) and `max_rows`.
+fn passes(ids: &[&[u32]], batch_tokens: usize, max_rows: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&i| ids[i].len());
+    let mut passes: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for i in order {
+        // Sorted: this text is the longest of the pass so far.
+        let length = ids[i].len().max(1);
+        if !current.is_empty()
+            && ((current.len() + 1) * length > batch_tokens || current.len() >= max_rows)
+        {
+            passes.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        passes.push(current);
+    }
+    passes
+}
+
+/// A pass (its index) and its rows' vectors.
+type PassRows = (usize, Vec<Vec<f32>>);
+
+fn place(vectors: &mut [Vec<f32>], pass: &[usize], rows: Vec<Vec<f32>>) {
+    for (&i, row) in pass.iter().zip(rows) {
+        vectors[i] = row;
     }
 }
 
@@ -260,6 +420,62 @@ pub(crate) mod tests {
             for (j, &want) in row.iter().enumerate() {
                 let got = crate::embed::cosine(&batch[i], &batch[j]);
                 assert!((got - want).abs() < 1e-3, "cos({i},{j}) {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn passes_hold_texts_of_similar_length_within_the_token_budget() {
+        let texts: Vec<Vec<u32>> = [5usize, 40, 6, 300, 7, 41]
+            .iter()
+            .map(|&n| vec![1; n])
+            .collect();
+        let ids: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+        let found = passes(&ids, 100, 32);
+        // Shortest first; a pass pads to its longest, within 100 tokens;
+        // a text longer than the budget is a pass of its own.
+        assert_eq!(found, vec![vec![0, 2, 4], vec![1, 5], vec![3]]);
+        for pass in &found {
+            let longest = pass.iter().map(|&i| ids[i].len()).max().unwrap();
+            assert!(pass.len() == 1 || pass.len() * longest <= 100, "{pass:?}");
+        }
+        assert_eq!(passes(&ids, 10_000, 2).iter().map(Vec::len).max(), Some(2));
+        assert!(passes(&[], 100, 32).is_empty());
+    }
+
+    #[test]
+    fn every_plan_gives_the_same_vectors() {
+        let Some(dir) = test_model() else { return };
+        let mut embedder = Embedder::load(&dir).unwrap();
+        let texts: Vec<String> = (0..9)
+            .map(|i| format!("text {i}: {}", "a few words more ".repeat(i * 3)))
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let reference = embedder.embed(&texts).unwrap();
+        for plan in [
+            EmbedPlan {
+                batch_tokens: 1,
+                max_rows: 1,
+                workers: 1,
+                own_threads: true,
+            },
+            EmbedPlan {
+                batch_tokens: 64,
+                max_rows: 4,
+                workers: 3,
+                own_threads: true,
+            },
+            EmbedPlan {
+                batch_tokens: 10_000,
+                max_rows: 32,
+                workers: 1,
+                own_threads: false,
+            },
+        ] {
+            embedder.set_plan(plan).unwrap();
+            let got = embedder.embed(&texts).unwrap();
+            for (a, b) in got.iter().zip(&reference) {
+                assert!(crate::embed::cosine(a, b) > 0.9999, "{plan:?}");
             }
         }
     }

@@ -184,6 +184,8 @@ pub enum LiveError {
     InstanceLimit { limit: String },
     #[error("cannot watch {}: {message}", .path.display())]
     Watch { path: PathBuf, message: String },
+    #[error("cannot watch {}: permission denied — let skilldex read and enter it (check its permissions, e.g. `chmod u+rx`); the rest is watched, changes inside it go unseen until then", .path.display())]
+    Unreadable { path: PathBuf },
 }
 
 /// Counters of what the live catalog did, for tests, `-v` and benchmarks.
@@ -214,6 +216,10 @@ struct Shared {
     current: RwLock<Arc<Catalog>>,
     subscribers: Mutex<Vec<Sender<Arc<Change>>>>,
     problem_subscribers: Mutex<Vec<Sender<Arc<LiveError>>>>,
+    /// Problems met while no one listened (while starting, before the
+    /// first `problems` call: folders that could not be watched); each new
+    /// problem subscriber gets them first. At most `BACKLOG` are kept.
+    backlog: Mutex<Vec<Arc<LiveError>>>,
     stats: Mutex<LiveStats>,
 }
 
@@ -239,16 +245,26 @@ impl Shared {
 
     fn problem(&self, error: LiveError) {
         let error = Arc::new(error);
-        self.problem_subscribers
+        let mut subscribers = self
+            .problem_subscribers
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|s| s.send(error.clone()).is_ok());
+            .unwrap_or_else(|e| e.into_inner());
+        subscribers.retain(|s| s.send(error.clone()).is_ok());
+        if subscribers.is_empty() {
+            let mut backlog = self.backlog.lock().unwrap_or_else(|e| e.into_inner());
+            if backlog.len() < BACKLOG {
+                backlog.push(error);
+            }
+        }
     }
 
     fn stats(&self) -> std::sync::MutexGuard<'_, LiveStats> {
         self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// Problems kept for a subscriber to come.
+const BACKLOG: usize = 1000;
 
 /// Messages to the thread.
 enum Message {
@@ -294,11 +310,13 @@ impl LiveCatalog {
         // Watch before the first walk, so nothing written during it is missed.
         let mut watcher = watch::Watcher::new(handler, &builder, &options)?;
         let (catalog, retained) = builder.build_retained();
-        watcher.note_links(&retained);
+        let mut start_problems = watcher.take_problems();
+        start_problems.extend(watcher.note_links(&retained));
         let shared = Arc::new(Shared {
             current: RwLock::new(Arc::new(catalog)),
             subscribers: Mutex::new(Vec::new()),
             problem_subscribers: Mutex::new(Vec::new()),
+            backlog: Mutex::new(start_problems.into_iter().map(Arc::new).collect()),
             stats: Mutex::new(LiveStats::default()),
         });
         let worker = Worker {
@@ -346,14 +364,25 @@ impl LiveCatalog {
     }
 
     /// A channel that receives problems met while watching (a watch limit
-    /// hit on a new folder, a root that can no longer be watched).
+    /// hit on a new folder, a root that can no longer be watched, a folder
+    /// that may not be read), those met before anyone listened first.
     pub fn problems(&self) -> Receiver<Arc<LiveError>> {
         let (sender, receiver) = mpsc::channel();
-        self.shared
+        let mut subscribers = self
+            .shared
             .problem_subscribers
             .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for problem in self
+            .shared
+            .backlog
+            .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(sender);
+            .iter()
+        {
+            let _ = sender.send(problem.clone());
+        }
+        subscribers.push(sender);
         receiver
     }
 
@@ -516,7 +545,9 @@ impl Worker {
         let rescan = std::mem::take(&mut self.pending);
         let full = !rescan.whole.is_empty();
         let (catalog, kind) = self.builder.rebuild(&previous, &mut self.retained, rescan);
-        for problem in self.watcher.note_links(&self.retained) {
+        let mut problems = self.watcher.note_links(&self.retained);
+        problems.extend(self.watcher.take_problems());
+        for problem in problems {
             self.shared.problem(problem);
         }
         {

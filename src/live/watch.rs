@@ -65,6 +65,9 @@ struct RootWatch {
     check: bool,
     /// The root folder itself was removed or renamed: watch it again.
     rewatch: bool,
+    /// Folders below the root that could not be watched (no permission to
+    /// read them), absolute; everything around them is watched.
+    locked: BTreeSet<PathBuf>,
 }
 
 pub(super) struct Watcher {
@@ -73,6 +76,10 @@ pub(super) struct Watcher {
     check_bodies: bool,
     /// Symlinked folders watched (absolute link paths).
     links: BTreeSet<PathBuf>,
+    /// Problems met while (re)establishing watches, not yet handed out.
+    problems: Vec<LiveError>,
+    /// Folders the poller could not read that were already reported.
+    reported: BTreeSet<PathBuf>,
 }
 
 impl Watcher {
@@ -105,6 +112,8 @@ impl Watcher {
             roots: Vec::new(),
             check_bodies: builder.checks_bodies(),
             links: BTreeSet::new(),
+            problems: Vec::new(),
+            reported: BTreeSet::new(),
         };
         for root in builder.roots() {
             let absolute = std::path::absolute(root).unwrap_or_else(|_| root.clone());
@@ -116,6 +125,7 @@ impl Watcher {
                 parent: None,
                 check: false,
                 rewatch: false,
+                locked: BTreeSet::new(),
             });
         }
         for index in 0..watcher.roots.len() {
@@ -131,9 +141,7 @@ impl Watcher {
         let absolute = root.absolute.clone();
         if absolute.is_dir() {
             self.roots[index].canonical = absolute.canonicalize().ok();
-            self.inner
-                .watch(&absolute, RecursiveMode::Recursive)
-                .map_err(|e| watch_error(&absolute, e))?;
+            self.watch_around_locked(index, &absolute)?;
             self.roots[index].watching = Watching::Root;
             if let Some(parent) = absolute.parent().filter(|p| p.is_dir()) {
                 let parent = parent.to_path_buf();
@@ -166,6 +174,78 @@ impl Watcher {
         }
         self.roots[index].watching = Watching::Ancestor(ancestor);
         Ok(())
+    }
+
+    /// Watch root `index` (at `root`) recursively, going round folders
+    /// below it that may not be read: each is reported once (by path, with
+    /// what to do) and the rest of the tree is watched. Only a root that
+    /// cannot be watched at all is an error.
+    fn watch_around_locked(&mut self, index: usize, root: &Path) -> Result<(), LiveError> {
+        let mut locked = BTreeSet::new();
+        let mut visited = BTreeSet::new();
+        self.watch_tree(root, root, &mut locked, &mut visited)?;
+        for folder in &locked {
+            if !self.roots[index].locked.contains(folder) {
+                self.problems.push(LiveError::Unreadable {
+                    path: folder.clone(),
+                });
+            }
+        }
+        self.roots[index].locked = locked;
+        Ok(())
+    }
+
+    /// Watch `folder` and everything below it. notify walks the tree and
+    /// stops at the first folder it may not read, keeping the watches it
+    /// added before (the folder itself comes first); so on such an error
+    /// each sub-folder is watched the same way, and the locked one is noted.
+    fn watch_tree(
+        &mut self,
+        root: &Path,
+        folder: &Path,
+        locked: &mut BTreeSet<PathBuf>,
+        visited: &mut BTreeSet<PathBuf>,
+    ) -> Result<(), LiveError> {
+        let error = match self.inner.watch(folder, RecursiveMode::Recursive) {
+            Ok(()) => return Ok(()),
+            Err(error) => error,
+        };
+        let Some(at) = denied_path(&error) else {
+            return Err(watch_error(folder, error));
+        };
+        if at == folder || !at.starts_with(folder) {
+            if folder == root {
+                return Err(watch_error(folder, error));
+            }
+            locked.insert(at);
+            return Ok(());
+        }
+        // A symlink loop leads back to a folder already gone round.
+        if let Ok(canonical) = folder.canonicalize() {
+            if !visited.insert(canonical) {
+                return Ok(());
+            }
+        }
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            locked.insert(folder.to_path_buf());
+            return Ok(());
+        };
+        let mut children: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.is_dir())
+            .collect();
+        children.sort();
+        for child in children {
+            self.watch_tree(root, &child, locked, visited)?;
+        }
+        Ok(())
+    }
+
+    /// Problems met since the last call (folders that could not be
+    /// watched), each once.
+    pub fn take_problems(&mut self) -> Vec<LiveError> {
+        std::mem::take(&mut self.problems)
     }
 
     /// Whether `folder` is already watched for another root: as its
@@ -269,6 +349,12 @@ impl Watcher {
             let Ok(relative) = path.strip_prefix(&root.absolute) else {
                 continue;
             };
+            if root.locked.contains(path) {
+                // Its permissions may have changed: try to watch it again.
+                root.check = true;
+                root.rewatch = true;
+                relevant = true;
+            }
             if relative
                 .components()
                 .any(|c| SKIPPED_DIRS.iter().any(|skip| c.as_os_str() == *skip))
@@ -341,6 +427,16 @@ impl Watcher {
             let path = error.paths.first().cloned().unwrap_or_default();
             return Some(watch_error(&path, error));
         }
+        // The poller meets a folder it may not read on every poll: tell it
+        // once; nothing was lost, so nothing is walked again.
+        if let Some(path) = denied_path(&error) {
+            if self.roots.iter().any(|r| path.starts_with(&r.absolute)) {
+                return self
+                    .reported
+                    .insert(path.clone())
+                    .then_some(LiveError::Unreadable { path });
+            }
+        }
         pending.whole.extend(0..self.roots.len());
         None
     }
@@ -383,6 +479,7 @@ impl Watcher {
                 problems.push(problem);
             }
         }
+        problems.append(&mut self.problems);
         problems
     }
 
@@ -408,6 +505,17 @@ impl Watcher {
         }
         self.links = current;
         problems
+    }
+}
+
+/// The path a watch was refused for lack of permission, if that is what
+/// `error` says.
+fn denied_path(error: &notify::Error) -> Option<PathBuf> {
+    match &error.kind {
+        notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            error.paths.first().cloned()
+        }
+        _ => None,
     }
 }
 

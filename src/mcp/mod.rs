@@ -45,6 +45,11 @@ use std::sync::Arc;
 pub trait Snapshots: Send + Sync + 'static {
     /// The current snapshot; must not block.
     fn snapshot(&self) -> Arc<Catalog>;
+    /// Pick up what changed on disk now (after an install wrote a skill);
+    /// may block. False when these snapshots do not follow the disk.
+    fn refresh(&self) -> bool {
+        false
+    }
 }
 
 /// A catalog that never changes.
@@ -60,6 +65,10 @@ impl Snapshots for Fixed {
 impl Snapshots for crate::live::LiveCatalog {
     fn snapshot(&self) -> Arc<Catalog> {
         crate::live::LiveCatalog::snapshot(self)
+    }
+    fn refresh(&self) -> bool {
+        self.flush();
+        true
     }
 }
 
@@ -141,6 +150,12 @@ impl Snapshots for Handover {
             Some(live) => live.snapshot(),
             None => Arc::clone(&self.first),
         }
+    }
+    fn refresh(&self) -> bool {
+        if let Some(live) = self.live.get() {
+            live.flush();
+        }
+        true
     }
 }
 

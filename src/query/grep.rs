@@ -113,6 +113,11 @@ pub enum GrepError {
     },
     #[error("skill `{0}` is disabled by configuration — {how}", how = crate::query::read::HOW_TO_ENABLE)]
     Disabled(String),
+    #[error("{}", crate::query::read::unreadable_text(.name, .folder))]
+    Unreadable {
+        name: String,
+        folder: std::path::PathBuf,
+    },
     #[error("no namespace `{0}` — `skilldex list` shows the namespaces")]
     UnknownNamespace(String),
     /// The sink could not take a line (a `GrepSink` that writes failed).
@@ -158,7 +163,63 @@ pub fn grep_into(
             })
             .collect()
     };
-    answer(jobs, &matcher, request, sink)
+    let locked = report_locked_folders(catalog, request, &skills, sink)?;
+    let mut summary = answer(jobs, &matcher, request, sink)?;
+    summary.unreadable += locked;
+    Ok(summary)
+}
+
+/// Why a locked folder was not searched, as `GrepSink` is told.
+const LOCKED_FOLDER: &str = "skilldex may not enter this folder";
+
+/// Tell `sink` about the folders the walk could not enter (no permission)
+/// that lie in a selected skill (as `path/` inside it), and, when no skill
+/// or namespace was asked for, those outside every skill (skills may be
+/// in them). Returns how many were told.
+fn report_locked_folders(
+    catalog: &Catalog,
+    request: &GrepRequest,
+    selected: &[&Skill],
+    sink: &mut dyn GrepSink,
+) -> Result<usize, GrepError> {
+    let everything = request.skill.is_none() && request.namespace.is_none();
+    let mut inside: Vec<(usize, String)> = Vec::new();
+    let mut outside: Vec<&Path> = Vec::new();
+    for diagnostic in catalog.diagnostics() {
+        let path = diagnostic.path.as_path();
+        if diagnostic.code != crate::model::Code::WalkError
+            || !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        {
+            continue;
+        }
+        // The deepest selected skill folder holding it.
+        let owner = selected
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| path != s.dir() && path.starts_with(s.dir()))
+            .max_by_key(|(_, s)| s.dir().as_os_str().len());
+        match owner {
+            Some((order, skill)) => {
+                let relative = super::files::relative_name(skill.dir(), path);
+                inside.push((order, format!("{relative}/")));
+            }
+            None if everything && !catalog.skills().iter().any(|s| path.starts_with(s.dir())) => {
+                outside.push(path);
+            }
+            None => {}
+        }
+    }
+    inside.sort();
+    outside.sort();
+    for path in &outside {
+        sink.unreadable_folder(path, LOCKED_FOLDER)
+            .map_err(GrepError::Output)?;
+    }
+    for (order, relative) in &inside {
+        sink.unreadable(&selected[*order].id, relative, LOCKED_FOLDER)
+            .map_err(GrepError::Output)?;
+    }
+    Ok(inside.len() + outside.len())
 }
 
 fn collected(collect: sink::Collect, summary: GrepSummary) -> GrepResult {
@@ -436,6 +497,7 @@ impl ScanSearch {
         })
         .collect();
         unreadable.sort();
+        let locked = report_locked_folders(catalog, request, &selected, sink)?;
         for (order, relative, error) in &unreadable {
             sink.unreadable(&selected[*order].id, relative, error)
                 .map_err(GrepError::Output)?;
@@ -454,7 +516,7 @@ impl ScanSearch {
             }));
         }
         let mut summary = answer(jobs, &self.inner.matcher, request, sink)?;
-        summary.unreadable = unreadable.len();
+        summary.unreadable += unreadable.len() + locked;
         Ok(summary)
     }
 }
@@ -577,14 +639,20 @@ fn selected_skills<'a>(
             None if catalog.disabled_skill(name).is_some() => {
                 Err(GrepError::Disabled(name.clone()))
             }
-            None => Err(GrepError::UnknownSkill {
-                name: name.clone(),
-                suggestions: catalog
-                    .similar(name, 5)
-                    .into_iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect(),
-            }),
+            None => match crate::query::read::unreadable_folder(catalog, name, "") {
+                Some(folder) => Err(GrepError::Unreadable {
+                    name: name.clone(),
+                    folder,
+                }),
+                None => Err(GrepError::UnknownSkill {
+                    name: name.clone(),
+                    suggestions: catalog
+                        .similar(name, 5)
+                        .into_iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect(),
+                }),
+            },
         };
     }
     if let Some(namespace) = &request.namespace {
@@ -698,7 +766,8 @@ fn open(path: &Path, relative: &str) -> std::io::Result<std::fs::File> {
     Ok(opened.file)
 }
 
-/// Search one file into `sink`; false when it could not be read.
+/// Search one file into `sink`: whether the search ran to its end, or why
+/// the file could not be opened.
 fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     searcher: &mut Searcher,
     matcher: &grep_regex::RegexMatcher,
@@ -706,12 +775,10 @@ fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     path: &Path,
     relative: &str,
     sink: &mut S,
-) -> bool {
+) -> std::io::Result<bool> {
     if request.max_count == Some(0) {
-        return true; // As with `rg -m 0`: no match is wanted.
+        return Ok(true); // As with `rg -m 0`: no match is wanted.
     }
-    match open(path, relative) {
-        Ok(file) => searcher.search_file(matcher, &file, sink).is_ok(),
-        Err(_) => false,
-    }
+    let file = open(path, relative)?;
+    Ok(searcher.search_file(matcher, &file, sink).is_ok())
 }

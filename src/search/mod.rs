@@ -37,7 +37,7 @@ pub use named::select_list;
 use named::{named_skills, select};
 pub use output::{advice, results_json, tool_specs};
 use plan::{plan, score, NameWords};
-pub use semantic::{skill_text, EmbedStats, SemanticIndex, SemanticModel};
+pub use semantic::{skill_text, tool_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
 pub use tools::ToolScoring;
 
@@ -482,6 +482,14 @@ impl Searchable {
         &self.catalog
     }
 
+    /// Another snapshot searched the same way (the same model, if any).
+    pub fn for_catalog(&self, catalog: std::sync::Arc<Catalog>) -> Searchable {
+        match &self.semantic {
+            Some(part) => Searchable::with_semantic(catalog, std::sync::Arc::clone(&part.model)),
+            None => Searchable::new(catalog),
+        }
+    }
+
     /// The index, built now if it was not yet.
     pub fn index(&self) -> &SearchIndex {
         self.index.get_or_init(|| SearchIndex::build(&self.catalog))
@@ -563,7 +571,8 @@ fn search(
             weak_terms: Vec::new(),
         });
     }
-    let tools = tools::search_tools(catalog, &index.tools, query, limit);
+    let tool_cosines = semantic.filter(|s| s.tools.len() == catalog.tool_count());
+    let tools = tools::search_tools(catalog, &index.tools, query, limit, tool_cosines);
     merge(query, skills, tools, limit)
 }
 
@@ -581,7 +590,7 @@ fn merge(
             query: query.to_string(),
             no_match: tools.hits.is_empty(),
             confidence: answer_confidence(&tools.hits),
-            semantic: false,
+            semantic: tools.semantic,
             hits: tools.hits,
             namespaces: tools.servers,
             unmatched_terms: tools.unmatched_terms,
@@ -623,7 +632,7 @@ fn merge(
         query: query.to_string(),
         no_match: hits.is_empty(),
         confidence: answer_confidence(&hits),
-        semantic: skills.semantic,
+        semantic: skills.semantic || tools.semantic,
         hits,
         namespaces,
         unmatched_terms,
@@ -714,7 +723,7 @@ fn search_skills(
     // relevance kept beside, for the flags).
     let mut meaning_answers = false;
     if let Some(semantic) = semantic {
-        (ranked, meaning_answers) = semantic::fuse(&ranked, semantic);
+        (ranked, meaning_answers) = semantic::fuse(&ranked, &semantic.cosines, semantic.weight);
     }
     let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
         b.0.total_cmp(&a.0).then_with(|| {

@@ -15,8 +15,11 @@
 //! meaningful word with the catalog is still answered (flagged `low`) when
 //! its best cosine reaches [`SEMANTIC_MIN`]; below that it is "no match".
 //!
-//! **What is embedded.** [`skill_text`] is the one function that says what
-//! text stands for an entry; its vectors come from the
+//! **What is embedded.** [`skill_text`] and [`tool_text`] are the functions
+//! that say what text stands for an entry (a tool's: its server's and its
+//! own name in words, its description and its parameters, bounded); the
+//! tools' cosines mix with their lexical relevance, server evidence
+//! included, the way the skills' do. Their vectors come from the
 //! [`EmbeddingCache`](crate::embed::EmbeddingCache) when that text was
 //! embedded before (by this process or an earlier one), so a rebuilt
 //! snapshot embeds only the entries whose text changed.
@@ -47,6 +50,74 @@ pub fn skill_text(catalog: &Catalog, index: usize) -> String {
     format!("{name}: {}", skill.description)
 }
 
+/// A tool's text is cut to this many bytes (its description to
+/// [`MAX_TOOL_DESCRIPTION`]): the encoder reads 256 tokens at most, and
+/// parameters listed past that are noise.
+const MAX_TOOL_TEXT: usize = 1_000;
+const MAX_TOOL_DESCRIPTION: usize = 600;
+
+/// An identifier in words: `create_issue`, `create-issue` and
+/// `createIssue` all become "create issue".
+fn name_words(name: &str) -> String {
+    let mut words = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.' | '/') {
+            words.push(' ');
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            words.push(' ');
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        words.extend(c.to_lowercase());
+    }
+    words
+}
+
+/// The text a tool (`index` into [`Catalog::tools`]' order) is embedded
+/// by: "server name / tool name: title. description" and its top-level
+/// parameters' names and descriptions, at most [`MAX_TOOL_TEXT`] bytes.
+pub fn tool_text(catalog: &Catalog, index: usize) -> Option<String> {
+    let (server, tool) = catalog.tool_at(index)?;
+    let mut text = format!(
+        "{} / {}: ",
+        name_words(&server.name),
+        name_words(&tool.name)
+    );
+    if let Some(title) = tool.title.as_deref().filter(|t| !t.is_empty()) {
+        text.push_str(title);
+        text.push_str(". ");
+    }
+    text.push_str(crate::text::cut_at_char_boundary(
+        tool.description.trim(),
+        MAX_TOOL_DESCRIPTION,
+    ));
+    if let Some(properties) = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .filter(|p| !p.is_empty())
+    {
+        text.push_str(" Parameters:");
+        for (name, schema) in properties {
+            text.push(' ');
+            text.push_str(&name_words(name));
+            if let Some(described) = schema.get("description").and_then(|d| d.as_str()) {
+                text.push_str(" (");
+                text.push_str(described.trim());
+                text.push(')');
+            }
+            text.push(';');
+            if text.len() >= MAX_TOOL_TEXT {
+                break;
+            }
+        }
+    }
+    Some(crate::text::cut_at_char_boundary(&text, MAX_TOOL_TEXT).to_string())
+}
+
 /// A loaded model with the cache of its vectors, shared by every snapshot
 /// a process searches (so a reload embeds only what changed).
 #[cfg(feature = "semantic")]
@@ -55,12 +126,19 @@ pub struct SemanticModel {
     embedder: Embedder,
     cache: Mutex<EmbeddingCache>,
     weight: f32,
+    /// The last query and its vector: one request may search two
+    /// snapshots (the enabled skills, then all of them for the disabled
+    /// matches) and should embed its query once.
+    last_query: Mutex<Option<(String, Vec<f32>)>>,
 }
 
 /// What building a snapshot's vectors did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmbedStats {
+    /// Skills and tools.
     pub entries: usize,
+    /// Of which tools.
+    pub tools: usize,
     /// Entries embedded now (the rest came from the cache).
     pub embedded: usize,
     /// Why the cache file could not be written, when it could not (the
@@ -68,10 +146,12 @@ pub struct EmbedStats {
     pub cache_error: Option<String>,
 }
 
-/// The vectors of one snapshot's entries, row by row.
+/// The vectors of one snapshot's entries, row by row: the skills', then
+/// the tools' (in [`Catalog::tools`]' order).
 #[derive(Debug, Clone)]
 pub struct SemanticIndex {
     dimension: usize,
+    skills: usize,
     vectors: Vec<f32>,
     stats: EmbedStats,
 }
@@ -81,10 +161,21 @@ impl SemanticIndex {
         &self.stats
     }
 
-    /// The cosine of every entry with `query` (a unit vector).
+    /// The cosine of every skill with `query` (a unit vector).
     pub fn cosines(&self, query: &[f32]) -> Vec<f32> {
+        self.rows(query, 0, self.skills)
+    }
+
+    /// The cosine of every tool with `query`.
+    pub fn tool_cosines(&self, query: &[f32]) -> Vec<f32> {
+        self.rows(query, self.skills, usize::MAX)
+    }
+
+    fn rows(&self, query: &[f32], skip: usize, take: usize) -> Vec<f32> {
         self.vectors
-            .chunks_exact(self.dimension)
+            .chunks_exact(self.dimension.max(1))
+            .skip(skip)
+            .take(take)
             .map(|row| embed::cosine(row, query))
             .collect()
     }
@@ -104,6 +195,7 @@ impl SemanticModel {
             embedder,
             cache: Mutex::new(cache),
             weight: DEFAULT_WEIGHT,
+            last_query: Mutex::new(None),
         })
     }
 
@@ -121,12 +213,22 @@ impl SemanticModel {
         &self.embedder
     }
 
+    /// The encoder, to change how it spreads work (see
+    /// [`EmbedPlan`](crate::embed::EmbedPlan)).
+    pub fn embedder_mut(&mut self) -> &mut Embedder {
+        &mut self.embedder
+    }
+
     /// Vectors for every entry of `catalog`: from the cache, or embedded
     /// now (then written to the cache file).
     pub fn index(&self, catalog: &Catalog) -> Result<SemanticIndex, EmbedError> {
-        let count = catalog.skills().len();
+        let skills = catalog.skills().len();
         let dimension = self.embedder.dimension();
-        let texts: Vec<String> = (0..count).map(|i| skill_text(catalog, i)).collect();
+        let texts: Vec<String> = (0..skills)
+            .map(|i| skill_text(catalog, i))
+            .chain((0..catalog.tool_count()).filter_map(|i| tool_text(catalog, i)))
+            .collect();
+        let count = texts.len();
         let keys: Vec<u128> = texts.iter().map(|t| embed::text_key(t)).collect();
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let missing: Vec<usize> = (0..count)
@@ -156,9 +258,11 @@ impl SemanticModel {
         });
         Ok(SemanticIndex {
             dimension,
+            skills,
             vectors,
             stats: EmbedStats {
                 entries: count,
+                tools: count - skills,
                 embedded: missing.len(),
                 cache_error,
             },
@@ -167,11 +271,19 @@ impl SemanticModel {
 
     /// The unit vector of a query.
     pub fn query_vector(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
-        Ok(self
+        if let Some((last, vector)) = &*self.last_query.lock().unwrap_or_else(|e| e.into_inner()) {
+            if last == query {
+                return Ok(vector.clone());
+            }
+        }
+        let vector = self
             .embedder
             .embed(&[query])?
             .pop()
-            .unwrap_or_else(|| vec![0.0; self.embedder.dimension()]))
+            .unwrap_or_else(|| vec![0.0; self.embedder.dimension()]);
+        *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((query.to_string(), vector.clone()));
+        Ok(vector)
     }
 }
 
@@ -206,7 +318,10 @@ impl SemanticModel {
 
 /// One query's cosines and the weight they mix with.
 pub(super) struct QueryCosines {
+    /// Per skill.
     pub(super) cosines: Vec<f32>,
+    /// Per tool (empty: tools ranked by their words alone).
+    pub(super) tools: Vec<f32>,
     pub(super) weight: f32,
 }
 
@@ -216,18 +331,17 @@ pub(super) struct QueryCosines {
 /// matched). Also says whether meaning alone answers the query.
 pub(super) fn fuse(
     ranked: &[(f32, f32, u32)],
-    semantic: &QueryCosines,
+    cosines: &[f32],
+    w: f32,
 ) -> (Vec<(f32, f32, u32)>, bool) {
     let best_lexical = ranked.iter().map(|r| r.0).fold(0.0f32, f32::max);
-    let mut lexical = vec![0.0f32; semantic.cosines.len()];
+    let mut lexical = vec![0.0f32; cosines.len()];
     for &(relevance, _, doc) in ranked {
         if let Some(slot) = lexical.get_mut(doc as usize) {
             *slot = relevance;
         }
     }
-    let w = semantic.weight;
-    let fused = semantic
-        .cosines
+    let fused = cosines
         .iter()
         .zip(&lexical)
         .enumerate()
@@ -244,7 +358,7 @@ pub(super) fn fuse(
             )
         })
         .collect();
-    let best_cosine = semantic.cosines.iter().copied().fold(f32::MIN, f32::max);
+    let best_cosine = cosines.iter().copied().fold(f32::MIN, f32::max);
     (fused, best_cosine >= SEMANTIC_MIN)
 }
 
@@ -263,8 +377,10 @@ impl super::SearchIndex {
             return Ok(super::named::select(catalog, query, list, options));
         }
         let query = super::cut_at_char(query, super::MAX_QUERY_BYTES);
+        let vector = model.query_vector(query)?;
         let cosines = QueryCosines {
-            cosines: vectors.cosines(&model.query_vector(query)?),
+            cosines: vectors.cosines(&vector),
+            tools: vectors.tool_cosines(&vector),
             weight: model.weight(),
         };
         Ok(super::search(catalog, self, query, options, Some(&cosines)))
@@ -297,6 +413,7 @@ mod tests {
         let index = SearchIndex::build(catalog);
         let semantic = QueryCosines {
             cosines,
+            tools: Vec::new(),
             weight: DEFAULT_WEIGHT,
         };
         super::super::search(
@@ -372,5 +489,106 @@ mod tests {
             skill_text(&catalog, 0),
             "sql formatter: Format SQL queries."
         );
+    }
+
+    fn tool_catalog() -> (tempfile::TempDir, Catalog) {
+        let folder = tempfile::tempdir().unwrap();
+        let write = |server: &str, description: &str, tools: &[(&str, &str)]| {
+            let tools: Vec<serde_json::Value> = tools
+                .iter()
+                .map(|(name, text)| {
+                    serde_json::json!({"name": name, "description": text,
+                        "inputSchema": {"type": "object", "properties": {
+                            "amountDue": {"type": "number", "description": "How much."}}}})
+                })
+                .collect();
+            let path = folder.path().join(server).join("mcp-tools.json");
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let value = serde_json::json!({"server": {"description": description}, "tools": tools});
+            std::fs::write(path, value.to_string()).unwrap();
+        };
+        write(
+            "bank",
+            "Accounts and payments of a bank.",
+            &[
+                ("convertCurrency", "Convert an amount between currencies."),
+                ("list_payments", "List the payments of an account."),
+            ],
+        );
+        write(
+            "shop",
+            "An online shop: orders and payments.",
+            &[("list_payments", "List the payments of an order.")],
+        );
+        let catalog = crate::CatalogBuilder::new([folder.path()]).build().unwrap();
+        (folder, catalog)
+    }
+
+    fn tool_search(
+        catalog: &Catalog,
+        query: &str,
+        tools: Vec<f32>,
+    ) -> crate::search::SearchResults {
+        let index = SearchIndex::build(catalog);
+        let semantic = QueryCosines {
+            cosines: vec![0.0; catalog.skills().len()],
+            tools,
+            weight: DEFAULT_WEIGHT,
+        };
+        let options = SearchOptions {
+            limit: 5,
+            kind: Some(crate::search::EntryKind::Tool),
+        };
+        super::super::search(catalog, &index, query, &options, Some(&semantic))
+    }
+
+    fn tool_position(catalog: &Catalog, id: &str) -> usize {
+        (0..catalog.tool_count())
+            .position(|i| catalog.tool_at(i).unwrap().1.id == id)
+            .unwrap()
+    }
+
+    #[test]
+    fn tools_mix_meaning_with_their_words_and_their_servers_evidence() {
+        let (_keep, catalog) = tool_catalog();
+        // No word in common: the cosine finds the tool, flagged low.
+        let mut cosines = vec![0.05; catalog.tool_count()];
+        cosines[tool_position(&catalog, "bank/convertCurrency")] = 0.6;
+        let results = tool_search(&catalog, "how many yen for fifty euros", cosines);
+        assert!(results.semantic && !results.no_match, "{results:?}");
+        assert_eq!(results.hits[0].id(&catalog), "bank/convertCurrency");
+        assert_eq!(results.hits[0].confidence, Confidence::Low);
+
+        // Equal cosines: the server's words still say which tool is meant,
+        // and the sure answer stays sure.
+        let cosines = vec![0.4; catalog.tool_count()];
+        let results = tool_search(&catalog, "list payments of the online shop", cosines);
+        assert_eq!(
+            results.hits[0].id(&catalog),
+            "shop/list_payments",
+            "{results:?}"
+        );
+        assert_eq!(results.hits[0].confidence, Confidence::High);
+
+        // Cosines too weak and no word shared: no match.
+        let results = tool_search(
+            &catalog,
+            "knit a warm sweater",
+            vec![SEMANTIC_MIN - 0.1; catalog.tool_count()],
+        );
+        assert!(results.no_match, "{results:?}");
+    }
+
+    #[test]
+    fn a_tool_text_names_server_and_tool_in_words_with_its_parameters_bounded() {
+        let (_keep, catalog) = tool_catalog();
+        let at = tool_position(&catalog, "bank/convertCurrency");
+        assert_eq!(
+            tool_text(&catalog, at).unwrap(),
+            "bank / convert currency: Convert an amount between currencies. Parameters: amount due (How much.);"
+        );
+        assert!(tool_text(&catalog, catalog.tool_count()).is_none());
+        assert_eq!(name_words("getHTTPStatus_v2"), "get httpstatus v2");
+        assert_eq!(name_words("read-text.file"), "read text file");
     }
 }

@@ -190,17 +190,22 @@ impl ToolIndex {
 /// The tools' part of an answer.
 pub(crate) struct ToolAnswer {
     pub hits: Vec<Hit>,
+    /// Whether a sentence model's cosines were mixed in.
+    pub semantic: bool,
     pub servers: Vec<NamespaceScore>,
     pub unmatched_terms: Vec<String>,
     pub weak_terms: Vec<String>,
 }
 
-/// Rank the tools of `catalog` for `query` (already cut to size).
+/// Rank the tools of `catalog` for `query` (already cut to size); in the
+/// semantic mode, mixed with the tools' cosines (`semantic`, one per tool)
+/// as skills are (see `search::semantic`).
 pub(crate) fn search_tools(
     catalog: &Catalog,
     index: &ToolIndex,
     query: &str,
     limit: usize,
+    semantic: Option<&super::semantic::QueryCosines>,
 ) -> ToolAnswer {
     let pinned = named_tools(catalog, query);
     let plan = plan(&index.tools, query, None);
@@ -233,7 +238,7 @@ pub(crate) fn search_tools(
     let ideal = plan.ideal(&index.tools);
     // The server's words count for its tools' coverage only where the
     // server matched them (its strength), not for every tool scored.
-    let mut ranked: Vec<(f32, u32)> = scored
+    let mut ranked: Vec<(f32, f32, u32)> = scored
         .touched
         .iter()
         .map(|&doc| {
@@ -258,16 +263,23 @@ pub(crate) fn search_tools(
             } else {
                 relevance * LIGHT_MASS
             };
-            (relevance, doc)
+            (relevance, relevance, doc)
         })
         .collect();
+    // The semantic mode: every tool, ranked by the mix; its lexical
+    // relevance (server evidence included) kept for the flags.
+    let mut meaning_answers = false;
+    if let Some(semantic) = semantic {
+        (ranked, meaning_answers) =
+            super::semantic::fuse(&ranked, &semantic.tools, semantic.weight);
+    }
     let id_of = |d: u32| {
         catalog
             .tool_at(d as usize)
             .map_or("", |(_, t)| t.id.as_str())
     };
-    let by_rank = |a: &(f32, u32), b: &(f32, u32)| {
-        b.0.total_cmp(&a.0).then_with(|| id_of(a.1).cmp(id_of(b.1)))
+    let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
+        b.0.total_cmp(&a.0).then_with(|| id_of(a.2).cmp(id_of(b.2)))
     };
     super::keep_best(&mut ranked, limit + pinned.len(), by_rank);
     let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
@@ -280,9 +292,9 @@ pub(crate) fn search_tools(
             confidence: Confidence::High,
         })
         .collect();
-    let answerable = ranked.iter().any(|r| evidence(r.1 as usize));
+    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
     let top = ranked.first().map_or(0.0, |b| b.0);
-    for &(relevance, doc) in ranked.iter().filter(|_| answerable) {
+    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
         if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
             break;
         }
@@ -294,7 +306,8 @@ pub(crate) fn search_tools(
             kind: EntryKind::Tool,
             index: d,
             score: super::display_score(relevance),
-            confidence: super::confidence(&plan, &scored, relevance, d),
+            // The lexical evidence alone decides how sure a hit is.
+            confidence: super::confidence(&plan, &scored, lexical, d),
         });
     }
     hits.truncate(limit);
@@ -334,6 +347,7 @@ pub(crate) fn search_tools(
     weak_terms.retain(|t| !named(t));
     ToolAnswer {
         hits,
+        semantic: semantic.is_some(),
         servers,
         unmatched_terms,
         weak_terms,

@@ -86,6 +86,7 @@ pub fn grep_skills(
         }
         Err(error) => return Ok(ToolAnswer::error(error.to_string())),
     };
+    let unread = std::mem::take(&mut lines.unreadable);
     if result.matches == 0 {
         let scope = match (skill, namespace) {
             (Some(s), _) => format!(" in skill {s}"),
@@ -93,7 +94,7 @@ pub fn grep_skills(
             _ => String::new(),
         };
         return Ok(ToolAnswer::ok(format!(
-            "no matches for `{pattern}`{scope} — try other words, ignore_case, or search_skills"
+            "no matches for `{pattern}`{scope} — try other words, ignore_case, or search_skills{unread}"
         )));
     }
     let mut text = format!(
@@ -107,6 +108,7 @@ pub fn grep_skills(
         }
     );
     text.push_str(&lines.text);
+    text.push_str(unread.trim_start_matches('\n'));
     Ok(ToolAnswer::ok(text))
 }
 
@@ -115,6 +117,8 @@ pub fn grep_skills(
 #[derive(Default)]
 struct GrepText {
     text: String,
+    /// Notes on what could not be searched, each on a line of its own.
+    unreadable: String,
 }
 
 impl query::GrepSink for GrepText {
@@ -138,6 +142,27 @@ impl query::GrepSink for GrepText {
     }
 
     fn file_end(&mut self, _skill: &str, _path: &str, _matches: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn unreadable(&mut self, skill: &str, path: &str, error: &str) -> std::io::Result<()> {
+        use std::fmt::Write as _;
+        let path = crate::model::printable(path);
+        let _ = write!(
+            self.unreadable,
+            "\nnot searched: {skill}/{path}: {error} (the server may not read it; its permissions must change)"
+        );
+        Ok(())
+    }
+
+    fn unreadable_folder(&mut self, path: &std::path::Path, error: &str) -> std::io::Result<()> {
+        use std::fmt::Write as _;
+        let path = path.to_string_lossy();
+        let path = crate::model::printable(&path);
+        let _ = write!(
+            self.unreadable,
+            "\nnot searched: {path}: {error}, and skills in it were not searched (its permissions must change)"
+        );
         Ok(())
     }
 }

@@ -19,7 +19,7 @@ fn gateway_folder() -> tempfile::TempDir {
         folder,
         "skilldex.yaml",
         format!(
-            "roots: [skills]\ndisabled: [secret]\nmcp_servers:\n  office:\n    command: python3\n    args: [{script}, office, \"200\", office]\n  lab:\n    command: python3\n    args: [{script}, lab, \"150\", lab]\n    timeout: 20\n  spare:   # the spare server\n    command: python3\n    args: [{script}, spare, \"120\", lab]\n    enabled: false   # off until needed\n  spare2:\n    command: python3\n    args: [{script}, spare2, \"10\", lab]\n    enabled: false\n  extra:\n    command: python3\n    args: [{script}, extra, \"10\", office]\n    enabled: false\n"
+            "roots: [skills]\ndisabled: [secret, secret2, secret3, secret4]\navailable: [collection]\nmcp_servers:\n  office:\n    command: python3\n    args: [{script}, office, \"200\", office]\n  lab:\n    command: python3\n    args: [{script}, lab, \"150\", lab]\n    timeout: 20\n  spare:   # the spare server\n    command: python3\n    args: [{script}, spare, \"120\", lab]\n    enabled: false   # off until needed\n  spare2:\n    command: python3\n    args: [{script}, spare2, \"10\", lab]\n    enabled: false\n  spare3:\n    command: python3\n    args: [{script}, spare3, \"10\", lab]\n    enabled: false\n  extra:\n    command: python3\n    args: [{script}, extra, \"10\", office]\n    enabled: false\n# offered, not installed\navailable_servers:\n  notes:\n    command: python3\n    args: [{script}, notes, \"30\", office]\n  notes2:\n    command: python3\n    args: [{script}, notes2, \"10\", office]\n  notes3:\n    command: python3\n    args: [{script}, notes3, \"10\", office]\n  notes4:\n    command: python3\n    args: [{script}, notes4, \"10\", office]\n"
         ),
     );
     write(
@@ -27,11 +27,26 @@ fn gateway_folder() -> tempfile::TempDir {
         "skills/demo/SKILL.md",
         skill_md("demo", "A demo skill. Use when testing."),
     );
-    write(
-        folder,
-        "skills/secret/SKILL.md",
-        skill_md("secret", "A disabled skill. Use when testing enabling."),
-    );
+    for name in ["secret", "secret2", "secret3", "secret4"] {
+        write(
+            folder,
+            &format!("skills/{name}/SKILL.md"),
+            skill_md(name, "A disabled skill. Use when testing enabling."),
+        );
+    }
+    // A collection offered for installation (not a root).
+    for name in ["pdf-tools", "csv-tools", "zip-tools", "tar-tools"] {
+        write(
+            folder,
+            &format!("collection/{name}/SKILL.md"),
+            skill_md(name, "An offered skill. Use when testing installing."),
+        );
+        write(
+            folder,
+            &format!("collection/{name}/scripts/run.py"),
+            "print('run')\n",
+        );
+    }
     sync(folder);
     temp
 }
@@ -70,4 +85,25 @@ fn python_sdk_drives_the_gateway_legacy_session() {
 #[test]
 fn python_sdk_drives_the_gateway_2026_session() {
     drive("auto");
+}
+
+#[test]
+fn python_sdk_sees_the_gateway_appear_when_a_tool_catalog_does() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "skills/demo/SKILL.md",
+        skill_md("demo", "A demo skill. Use when testing."),
+    );
+    run_script(
+        "gateway.py",
+        &[
+            "--scenario",
+            "appear",
+            "--binary",
+            env!("CARGO_BIN_EXE_skilldex"),
+            "--folder",
+            temp.path().to_str().unwrap(),
+        ],
+    );
 }

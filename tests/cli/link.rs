@@ -178,3 +178,97 @@ fn link_into_a_folder_that_is_also_a_root_stays_idempotent() {
         "{broken:?}"
     );
 }
+
+/// What a loader that reads nested folders (opencode's `**/SKILL.md`)
+/// sees in `dir`: every `SKILL.md` below it, links followed, by the name
+/// it declares — a name seen twice is a duplicate to the host.
+fn loaded_recursively(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, names: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, names);
+            } else if path.file_name().is_some_and(|n| n == "SKILL.md") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                names.extend(
+                    text.lines()
+                        .find_map(|l| l.strip_prefix("name: "))
+                        .map(String::from),
+                );
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(dir, &mut names);
+    names.sort();
+    names
+}
+
+/// opencode reads skills nested in a skill's folder: a nested skill is
+/// found through its parent's link, so it gets no link of its own (the
+/// host would see it twice), and a link made before that is taken back.
+/// Claude Code, which reads one level, still gets the nested skill linked.
+#[cfg(unix)]
+#[test]
+fn link_for_a_host_that_reads_nested_skills_shows_each_skill_once() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path();
+    let root = project.join("catalog");
+    write(
+        &root,
+        "docs/pdf/SKILL.md",
+        skill_md("pdf", "PDFs. Use when reading PDFs."),
+    );
+    write(
+        &root,
+        "docs/pdf/forms/SKILL.md",
+        skill_md("forms", "Forms. Use when filling forms."),
+    );
+    write(
+        &root,
+        "ops/deploy/SKILL.md",
+        skill_md("deploy", "Deploys. Use when deploying."),
+    );
+    let root_s = root.to_str().unwrap();
+    let dir = project.join(".opencode/skills");
+
+    // A link for the nested skill, made as a host that reads one level.
+    let dir_s = dir.to_str().unwrap();
+    let flat = run_in(
+        project,
+        &["link", "--host", "claude", "--root", root_s, "--dir", dir_s],
+    );
+    assert_eq!(flat.code, 0, "{flat:?}");
+    assert!(dir.join("forms").symlink_metadata().is_ok(), "{flat:?}");
+    assert_eq!(
+        loaded_recursively(&dir),
+        ["deploy", "forms", "forms", "pdf"]
+    );
+
+    let args = ["link", "--host", "opencode", "--root", root_s];
+    let first = run_in(project, &args);
+    assert_eq!(first.code, 0, "{first:?}");
+    assert!(
+        first
+            .stdout
+            .contains("removed  forms (opencode finds it inside pdf"),
+        "{first:?}"
+    );
+    assert!(dir.join("forms").symlink_metadata().is_err());
+    assert_eq!(loaded_recursively(&dir), ["deploy", "forms", "pdf"]);
+
+    // Again: nothing to do, and the JSON names where it is found.
+    let again = run_in(project, &args);
+    assert!(again.stderr.contains("0 changed"), "{again:?}");
+    let json = run_in(project, &[&args[..], &["--json", "--dry-run"]].concat()).json();
+    let actions = json["actions"].as_array().unwrap();
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["action"] == "within" && a["name"] == "forms" && a["via"] == "pdf"),
+        "{json}"
+    );
+}

@@ -61,12 +61,32 @@ async def eventually(what: str, probe, seconds: float = 20.0) -> Any:
 
 
 # How the user answers each suggestion: (action, persist).
+# Every combination of type × action × accept/decline × persist/not.
 ANSWERS = {
+    # mcp_server × enable
     "spare": ("accept", "always"),
+    "spare3": ("accept", None),
     "extra": ("decline", "always"),
     "spare2": ("decline", None),
+    # skill × enable
     "secret": ("accept", None),
+    "secret2": ("accept", "always"),
+    "secret3": ("decline", "always"),
+    "secret4": ("decline", None),
+    # skill × install
+    "pdf-tools": ("accept", None),
+    "csv-tools": ("accept", "always"),
+    "zip-tools": ("decline", "always"),
+    "tar-tools": ("decline", None),
+    # mcp_server × install
+    "notes": ("accept", None),
+    "notes2": ("accept", "always"),
+    "notes3": ("decline", "always"),
+    "notes4": ("decline", None),
 }
+# What a declined "always" leaves in skilldex.yaml.
+DECLINED = ["enable:mcp_server:extra", "enable:skill:secret3", "install:skill:zip-tools",
+            "install:mcp_server:notes3"]
 asked: list[str] = []
 
 
@@ -123,6 +143,7 @@ async def main(args: argparse.Namespace) -> None:
         if listen is not None:
             await listen.__aexit__(None, None, None)
 
+    await later_session(args)
     if failures:
         print(f"{len(failures)} checks failed")
         sys.exit(1)
@@ -160,6 +181,23 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
               and structured.get("tool") == "invoice_approve"
               and structured.get("arguments") == {"id": "inv-42"},
               "a loaded tool's call reaches its upstream and comes back", structured)
+
+        # --- a strict-mode call (nulls for unused optional arguments) and a
+        # host's own argument reach upstream as a plain call
+        result = await client.call_tool("office__invoice_approve",
+                                        {"id": "inv-43", "note": None, "wait_for_previous": True})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("arguments") == {"id": "inv-43"}
+              and len(result.content) == 1,
+              "null means absent and unknown arguments are ignored on a loaded tool, without a word", structured)
+        result = await client.call_tool("office__invoice_approve", {"id": "inv-44", "nota": "x"})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-44"}
+              and "did you mean `note`?" in text_of(result),
+              "a misspelt argument is ignored with a note", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "office/invoice_approve",
+                                                      "arguments": {"id": "inv-45", "note": None}})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-45"},
+              "call_tool fits the arguments the same way", text_of(result))
 
         # --- twenty successive loads never move an earlier entry
         listed = after
@@ -218,6 +256,32 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
                                         progress_callback=on_progress)
         check(not result.is_error and text_of(result) == "counted to 3", "a slow call completes", text_of(result))
         await eventually("the upstream's progress reaches the client", lambda: _true(len(progress) >= 2))
+
+        # --- a cancelled call is cancelled upstream too, and ends
+        events = folder / "lab-events.log"
+        steps_seen: list[float] = []
+
+        async def on_step(value: float, total: float | None, message: str | None) -> None:
+            steps_seen.append(value)
+
+        async with anyio.create_task_group() as group:
+            async def doomed() -> None:
+                await client.call_tool("call_tool", {"tool": "lab/slow_count", "arguments": {"steps": 400, "delay_ms": 50}},
+                                       progress_callback=on_step)
+
+            group.start_soon(doomed)
+            await eventually("the long call is running upstream", lambda: _true(len(steps_seen) >= 2))
+            group.cancel_scope.cancel()
+
+        async def upstream_cancelled() -> str:
+            return events.read_text() if events.exists() else ""
+
+        seen = await eventually("notifications/cancelled reaches the upstream server", upstream_cancelled)
+        if seen:
+            step = int(seen.split("at step ")[1].split(" ")[0])
+            check(step < 400, "the cancelled call ends before it would have finished", seen)
+        result = await client.call_tool("call_tool", {"tool": "lab/echo", "arguments": {"text": "after"}})
+        check(not result.is_error, "the server answers the next call after a cancellation", text_of(result))
 
         # --- a slow server blocks neither the other server nor skilldex's own tools
         order: list[str] = []
@@ -298,9 +362,166 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
         result = await client.call_tool("read_skill", {"name": "secret"})
         check(not result.is_error, "the enabled skill reads", text_of(result)[:200])
         check("secret" in (folder / "skilldex.yaml").read_text(), "without \"always\" the file is unchanged")
-        for type_ in ("skill", "mcp_server"):
-            answer = await install(type_, "install", "anything")
-            check("not available" in answer.get("error", ""), f"installing a {type_} says it is not built yet", answer)
+        answer = await install("mcp_server", "enable", "spare3")
+        check(answer.get("completed") is True and "persisted" not in answer,
+              "a server enabled without \"always\" is enabled for the session only", answer)
+        check("spare3:\n    command: python3\n    args: " in (folder / "skilldex.yaml").read_text()
+              and (folder / "skilldex.yaml").read_text().count("enabled: false") == config.count("enabled: false") - 1,
+              "without \"always\" the server's `enabled: false` stays")
+        answer = await install("skill", "enable", "secret2")
+        check(answer.get("completed") is True and answer.get("persisted"),
+              "a skill enabled with \"always\" is enabled in the file", answer)
+        for id_ in ("secret3", "secret4"):
+            answer = await install("skill", "enable", id_)
+            check(answer.get("user_confirmed") is False and answer.get("completed") is False,
+                  f"a declined skill {id_} stays disabled", answer)
+            result = await client.call_tool("read_skill", {"name": id_})
+            check(result.is_error or "disabled" in text_of(result), f"{id_} still does not read", text_of(result)[:200])
+
+        # --- skill × install: copied from the collection into the first writable root
+        answer = await install("skill", "install", "no-such-skill")
+        check("no available collection offers" in answer.get("error", ""), "an unknown skill id is a clear error", answer)
+        answer = await install("skill", "install", "demo")
+        check("already installed" in answer.get("error", ""), "an installed skill is refused", answer)
+        asked_before = len(asked)
+        for id_ in ("pdf-tools", "csv-tools"):
+            answer = await install("skill", "install", id_)
+            check(answer.get("completed") is True and answer.get("installed", "").endswith(f"skills/{id_}"),
+                  f"an accepted skill {id_} is installed", answer)
+            check((folder / "skills" / id_ / "scripts" / "run.py").read_text() == "print('run')\n",
+                  f"{id_}'s folder is copied whole")
+            result = await client.call_tool("read_skill", {"name": id_})
+            check(not result.is_error and f"skill {id_} — SKILL.md" in text_of(result),
+                  f"the installed skill {id_} reads at once", text_of(result)[:200])
+        check(len(asked) == asked_before + 2, "each install was asked", asked)
+        for id_ in ("zip-tools", "tar-tools"):
+            answer = await install("skill", "install", id_)
+            check(answer.get("user_confirmed") is False and not (folder / "skills" / id_).exists(),
+                  f"a declined skill {id_} is not copied", answer)
+        answer = await install("skill", "install", "pdf-tools")
+        check("already installed" in answer.get("error", ""), "installing twice says it is installed", answer)
+        check(not any(p.name.startswith(".skilldex-install") for p in (folder / "skills").iterdir()),
+              "no staging folder is left in the root")
+
+        # --- mcp_server × install: added to mcp_servers, synced, searchable
+        answer = await install("mcp_server", "install", "nobody")
+        check("the offered ones are `notes`" in answer.get("error", ""), "an unknown server is a clear error", answer)
+        answer = await install("mcp_server", "install", "office")
+        check("already installed" in answer.get("error", ""), "an installed server is refused", answer)
+        answer = await install("mcp_server", "install", "spare2")
+        check("disabled" in answer.get("error", "") and "enable" in answer.get("error", ""),
+              "a disabled server points to enable", answer)
+        text_before = (folder / "skilldex.yaml").read_text()
+        for id_ in ("notes", "notes2"):
+            answer = await install("mcp_server", "install", id_)
+            check(answer.get("completed") is True and answer.get("tools", 0) > 5 and answer.get("persisted"),
+                  f"an accepted server {id_} is installed and synced", answer)
+            result = await client.call_tool("tool_search", {"query": f"{id_}/echo", "limit": 1})
+            hits = json.loads(text_of(result))["tools"]
+            check(hits and hits[0]["id"] == f"{id_}/echo", f"{id_}'s tools are searchable at once", hits)
+            result = await client.call_tool("call_tool", {"tool": f"{id_}/echo", "arguments": {"text": "hi"}})
+            check(not result.is_error and (result.structured_content or {}).get("server") == id_,
+                  f"the installed server {id_} runs", text_of(result))
+        text_after = (folder / "skilldex.yaml").read_text()
+        check(text_after.startswith(text_before.split("# offered, not installed")[0].rstrip("\n"))
+              and "# the spare server" in text_after and "# offered, not installed\navailable_servers:" in text_after,
+              "the file keeps its bytes and comments", text_after)
+        section = text_after.split("# offered, not installed")[0]
+        check("\n  notes:\n    command: python3\n" in section and "\n  notes2:\n" in section,
+              "the installed servers are under mcp_servers", section)
+        for id_ in ("notes3", "notes4"):
+            answer = await install("mcp_server", "install", id_)
+            check(answer.get("user_confirmed") is False and f"\n  {id_}:" not in
+                  (folder / "skilldex.yaml").read_text().split("# offered, not installed")[0],
+                  f"a declined server {id_} is not installed", answer)
+
+        # --- a declined "always" is remembered in the file, for later sessions
+        text = (folder / "skilldex.yaml").read_text()
+        check(all(key in text for key in DECLINED) and "install:skill:tar-tools" not in text,
+              "each declined \"always\" is listed under declined_suggestions, and nothing else", text)
+
+
+async def later_session(args: argparse.Namespace) -> None:
+    """A second `serve`: the declined "always" suggestions stay declined;
+    the others are asked again."""
+    folder = Path(args.folder)
+    asked.clear()
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append((params.meta or {}).get("tool_id"))
+        return types.ElicitResult(action="decline", content={})
+
+    server = StdioServerParameters(
+        command=args.binary,
+        args=["serve"],
+        env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
+        cwd=str(folder),
+    )
+    async with Client(server, mode=args.mode, elicitation_callback=on_elicit, cache=None,
+                      read_timeout_seconds=30) as client:
+        async def install(type_: str, action: str, id_: str) -> dict:
+            result = await client.call_tool("request_install", {"type": type_, "action": action, "id": id_,
+                                                                "suggest_reason": "The task needs it."})
+            text = text_of(result)
+            return {"error": text} if result.is_error else json.loads(text)
+
+        for type_, action, id_ in [("mcp_server", "enable", "extra"), ("skill", "enable", "secret3"),
+                                    ("skill", "install", "zip-tools"), ("mcp_server", "install", "notes3")]:
+            answer = await install(type_, action, id_)
+            check(answer.get("suppressed") is True and "declined_suggestions" in answer.get("note", ""),
+                  f"the next session does not ask about {action} {id_} again", answer)
+        check(asked == [], "nothing declined for good was asked", asked)
+        answer = await install("skill", "install", "tar-tools")
+        check(asked == ["tar-tools"] and answer.get("user_confirmed") is False,
+              "a plain decline is asked again in the next session", (asked, answer))
+        result = await client.call_tool("read_skill", {"name": "csv-tools"})
+        check(not result.is_error, "the installed skill is in the next session's catalog", text_of(result)[:200])
+        result = await client.call_tool("call_tool", {"tool": "notes/echo", "arguments": {"text": "again"}})
+        check(not result.is_error, "the installed server is configured in the next session", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "spare3/echo", "arguments": {"text": "again"}})
+        check(result.is_error, "a server enabled for one session only is disabled again", text_of(result))
+
+
+async def appear(args: argparse.Namespace) -> None:
+    """A session that begins without any tool catalog: tool_search is not
+    offered; when a snapshot appears on disk, the gateway's tools are
+    appended (with tools/list_changed) and find the new tools."""
+    folder = Path(args.folder)
+    changes = 0
+
+    async def on_message(message: Any) -> None:
+        nonlocal changes
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changes += 1
+
+    server = StdioServerParameters(command=args.binary, args=["serve", "--root", "skills"],
+                                   env={"NO_COLOR": "1"}, cwd=str(folder))
+    async with Client(server, mode="legacy", message_handler=on_message, cache=None,
+                      read_timeout_seconds=30) as client:
+        first = dumped((await client.list_tools()).tools)
+        names = [json.loads(t)["name"] for t in first]
+        check("tool_search" not in names, "without tool catalogs tool_search is not offered", names)
+        snapshot = folder / "skills" / "late" / "mcp-tools.json"
+        snapshot.parent.mkdir(parents=True)
+        tools = [{"name": f"{noun}_polish", "description": f"Polish a {noun} until it shines.",
+                  "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}
+                 for noun in ("zebra", "kettle", "lantern")]
+        snapshot.write_text(json.dumps({"tools": tools}))
+
+        async def offered() -> Any:
+            now = dumped((await client.list_tools()).tools)
+            return now if any(json.loads(t)["name"] == "tool_search" for t in now) else None
+
+        now = await eventually("tool_search is offered once a tool catalog appears", offered)
+        if now:
+            check(now[:len(first)] == first, "the earlier entries stay byte for byte in place")
+        await eventually("the client hears tools/list_changed", lambda: _true(changes > 0))
+        result = await client.call_tool("tool_search", {"query": "polish a kettle"})
+        hits = json.loads(text_of(result))["tools"]
+        check(hits and hits[0]["id"] == "late/kettle_polish", "the new tools are found", hits)
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
 
 
 async def _true(value: bool) -> bool:
@@ -312,4 +533,6 @@ if __name__ == "__main__":
     parser.add_argument("--mode", default="legacy")
     parser.add_argument("--binary", required=True)
     parser.add_argument("--folder", required=True)
-    anyio.run(main, parser.parse_args())
+    parser.add_argument("--scenario", default="gateway")
+    parsed = parser.parse_args()
+    anyio.run(appear if parsed.scenario == "appear" else main, parsed)

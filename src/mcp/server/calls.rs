@@ -88,7 +88,9 @@ impl SkilldexServer {
                     let disabled = view.catalog.disabled_skills();
                     (!disabled.is_empty()).then(|| {
                         let ids: Vec<&str> = disabled.iter().map(|s| s.id.as_str()).collect();
-                        crate::search::Searchable::new(Arc::new(view.catalog.enabling(&ids)))
+                        // Searched as the view is (semantic when a model is set).
+                        view.searchable
+                            .for_catalog(Arc::new(view.catalog.enabling(&ids)))
                     })
                 });
                 tools::search_skills(&view.searchable, &checked, &uri_of, everything.as_ref())

@@ -189,14 +189,14 @@ impl SkilldexServer {
             }
         }
         let refuse = |text: String| Ok(Err(Self::answer(ToolAnswer::error(text)).into()));
-        let key = format!("{action}:{tool_type}:{id}");
+        let key = crate::config::suggestion_key(action, tool_type, id);
         if lock(&self.inner.gateway.suppressed).contains(&key) {
             let answer = json!({
                 "completed": false,
                 "user_confirmed": false,
                 "name": id,
                 "suppressed": true,
-                "note": format!("the user declined to {action} `{id}` for good in this session; do not suggest it again"),
+                "note": format!("the user declined to {action} `{id}` for good (`{key}` under `declined_suggestions` in skilldex.yaml; deleting it there asks again); do not suggest it again"),
             });
             return Ok(Err(Self::answer(ToolAnswer::ok(answer.to_string())).into()));
         }
@@ -235,7 +235,9 @@ impl SkilldexServer {
         }
     }
 
-    /// A suggestion declined with "always" is not asked again.
+    /// A suggestion declined with "always" is not asked again: not in
+    /// this session, and not in later ones (it is added to
+    /// `declined_suggestions` of the configuration file).
     fn remember_decline(&self, suggestion: &Suggestion, response: &ElicitResult) {
         if response.action != ElicitationAction::Accept && wants_persist(response) {
             let Suggestion {
@@ -244,9 +246,21 @@ impl SkilldexServer {
                 id,
                 ..
             } = suggestion;
-            lock(&self.inner.gateway.suppressed).insert(format!("{action}:{tool_type}:{id}"));
+            let key = crate::config::suggestion_key(action, tool_type, id);
+            lock(&self.inner.gateway.suppressed).insert(key.clone());
+            let kept = match &self.inner.settings {
+                Some(settings) => match crate::config::persist_decline(settings, &key) {
+                    Ok(Some(path)) => format!(
+                        "; remembered as `{key}` under `declined_suggestions` in {}",
+                        path.display()
+                    ),
+                    Ok(None) => " in this session (no configuration file is in use)".to_string(),
+                    Err(error) => format!(" in this session: {error}"),
+                },
+                None => " in this session (no configuration file is in use)".to_string(),
+            };
             self.log(&format!(
-                "the user declined to {action} `{id}` for good in this session"
+                "the user declined to {action} `{id}` for good{kept}"
             ));
         }
     }

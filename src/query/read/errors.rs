@@ -26,6 +26,13 @@ pub enum ReadError {
         name: String,
         suggestions: Vec<String>,
     },
+    #[error("{}", unreadable_text(.name, .folder))]
+    Unreadable {
+        /// The skill's name as passed.
+        name: String,
+        /// The folder of that name skilldex may not enter.
+        folder: PathBuf,
+    },
     #[error(
         "skill `{name}` is disabled by configuration — {}",
         crate::query::read::HOW_TO_ENABLE
@@ -57,6 +64,12 @@ pub enum ReadError {
     },
     #[error("`{path}` in skill `{skill}` is the folder of a nested skill whose file {} did not load — `skilldex lint` says why", .file.display())]
     NotLoaded {
+        skill: String,
+        path: String,
+        file: PathBuf,
+    },
+    #[error("`{path}` in skill `{skill}` is a symlink into the folder of a nested skill whose file {} did not load, so it is not part of `{skill}` — `skilldex lint` says why", .file.display())]
+    LinkIntoNotLoaded {
         skill: String,
         path: String,
         file: PathBuf,
@@ -125,6 +138,14 @@ pub struct NamespacePart {
     pub name: String,
     /// Whether the catalog has a namespace of that name (or below it).
     pub exists: bool,
+}
+
+/// Why a skill in a folder that may not be read cannot be read.
+pub fn unreadable_text(name: &str, folder: &std::path::Path) -> String {
+    format!(
+        "cannot read `{name}`: skilldex may not enter the folder {}, so whether it holds that skill is unknown — check its permissions (skilldex must read and enter it, e.g. `chmod u+rx`)",
+        crate::model::printable(&folder.to_string_lossy())
+    )
 }
 
 pub(super) fn unknown_skill_text(name: &str, namespace: &Option<NamespacePart>) -> String {

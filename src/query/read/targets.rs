@@ -226,6 +226,12 @@ pub(super) fn unknown(
             diagnostic: Box::new(d.clone()),
         };
     }
+    if let Some(folder) = unreadable_folder(catalog, name, &namespace) {
+        return ReadError::Unreadable {
+            name: name.to_string(),
+            folder,
+        };
+    }
     if namespace.is_empty() {
         return ReadError::UnknownSkill {
             name: name.to_string(),
@@ -286,4 +292,25 @@ pub(super) fn unknown(
         }),
         suggestions,
     }
+}
+
+/// A folder named `name` (in `namespace`, when one is given) that the walk
+/// could not enter: a skill asked for by that name may be in it, so "no
+/// such skill" would not be true.
+pub(crate) fn unreadable_folder(
+    catalog: &Catalog,
+    name: &str,
+    namespace: &str,
+) -> Option<std::path::PathBuf> {
+    catalog
+        .diagnostics()
+        .iter()
+        .filter(|d| d.code == crate::model::Code::WalkError)
+        .map(|d| d.path.as_path())
+        .find(|path| {
+            path.file_name().is_some_and(|n| n == name)
+                && (namespace.is_empty() || path.parent().is_some_and(|p| p.ends_with(namespace)))
+                && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        })
+        .map(std::path::Path::to_path_buf)
 }

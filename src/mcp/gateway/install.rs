@@ -1,0 +1,401 @@
+//! Installing a skill offered by a collection (`request_install {type:
+//! skill, action: install}`): the collections are the folders listed under
+//! `available:` in skilldex.yaml — read-only as far as skilldex is
+//! concerned and not part of the catalog. The skill's folder is **copied**
+//! (not linked) into the first writable root: a copy keeps working when
+//! the collection moves or changes, and reads stay inside the root's tree
+//! (the security boundary of `contain.rs` never follows a link out).
+//!
+//! The copy is staged in a hidden folder of the root that holds an
+//! `.ignore` of `*`, so a watcher never sees a half-copied skill, then
+//! renamed into place in one step; on any failure the staging folder is
+//! removed and nothing is left behind.
+
+use crate::catalog::{Catalog, CatalogBuilder};
+use std::path::{Path, PathBuf};
+
+/// At most this many files and folders are copied for one skill.
+const MAX_ENTRIES: usize = 10_000;
+/// Folders nested deeper than this are not copied.
+const MAX_DEPTH: usize = 32;
+
+/// A skill an `available` collection offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfferedSkill {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// The skill's folder in its collection.
+    pub folder: PathBuf,
+}
+
+/// Why a skill cannot be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("no skill collection is offered for installation — list collection folders under `available:` in skilldex.yaml")]
+    NoCollections,
+    #[error("no available collection offers a skill `{id}` (looked in {collections}){hint}")]
+    Unknown {
+        id: String,
+        collections: String,
+        hint: String,
+    },
+    #[error("`{id}` is already installed as `{installed}` — read it with read_skill")]
+    AlreadyInstalled { id: String, installed: String },
+    #[error("`{id}` is already installed but disabled — ask with `action: enable` instead")]
+    Disabled { id: String },
+    #[error("cannot install `{id}`: {} already exists — a folder of that name is in the way; rename or remove it, or install the skill by hand", .path.display())]
+    NameClash { id: String, path: PathBuf },
+    #[error("no root is writable, so `{id}` cannot be copied into one (roots: {roots}) — add a writable folder to `roots` in skilldex.yaml")]
+    NoWritableRoot { id: String, roots: String },
+    #[error("copying `{id}` from {} to {} failed: {error} — nothing was left behind", .from.display(), .to.display())]
+    Copy {
+        id: String,
+        from: PathBuf,
+        to: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// The skill `id` (an id or a name) of the collections `available`, when
+/// `installed` (every skill of the catalog, disabled ones too) does not
+/// have it yet. Collections that are also roots of the catalog are left
+/// out (their skills are installed already). Blocks: it scans.
+pub fn find_offered(
+    available: &[PathBuf],
+    installed: &Catalog,
+    id: &str,
+) -> Result<OfferedSkill, InstallError> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let collections: Vec<PathBuf> = available
+        .iter()
+        .filter(|c| c.is_dir())
+        .filter(|c| !installed.roots().iter().any(|r| same(r, c)))
+        .cloned()
+        .collect();
+    if let Some(there) = installed.get(id) {
+        return Err(InstallError::AlreadyInstalled {
+            id: id.to_string(),
+            installed: there.id.clone(),
+        });
+    }
+    if installed.disabled_skill(id).is_some() {
+        return Err(InstallError::Disabled { id: id.to_string() });
+    }
+    if available.is_empty() {
+        return Err(InstallError::NoCollections);
+    }
+    let shown = available
+        .iter()
+        .map(|c| c.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let catalog = if collections.is_empty() {
+        None
+    } else {
+        CatalogBuilder::new(&collections).build().ok()
+    };
+    let found = catalog.as_ref().and_then(|c| c.get(id));
+    let Some(skill) = found else {
+        let near: Vec<String> = catalog
+            .as_ref()
+            .map(|c| c.similar(id, 3))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| format!("`{s}`"))
+            .collect();
+        return Err(InstallError::Unknown {
+            id: id.to_string(),
+            collections: shown,
+            hint: if near.is_empty() {
+                String::new()
+            } else {
+                format!(" — did you mean {}?", near.join(", "))
+            },
+        });
+    };
+    if let Some(there) = installed.get(&skill.name).or_else(|| installed.get(id)) {
+        return Err(InstallError::AlreadyInstalled {
+            id: id.to_string(),
+            installed: there.id.clone(),
+        });
+    }
+    if installed.disabled_skill(&skill.name).is_some() || installed.disabled_skill(id).is_some() {
+        return Err(InstallError::Disabled { id: id.to_string() });
+    }
+    let folder = skill
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    Ok(OfferedSkill {
+        id: skill.id.clone(),
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        folder,
+    })
+}
+
+/// Copy `skill`'s folder into the first of `roots` that can be written,
+/// as `ROOT/<folder name>`. Returns the new folder. Blocks.
+pub fn copy_into_first_writable(
+    skill: &OfferedSkill,
+    roots: &[PathBuf],
+) -> Result<PathBuf, InstallError> {
+    let name = skill
+        .folder
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| skill.name.clone().into());
+    for root in roots.iter().filter(|r| r.is_dir()) {
+        let staging = root.join(format!(".skilldex-install-{}", std::process::id()));
+        match std::fs::create_dir(&staging) {
+            Ok(()) => {}
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                continue
+            }
+            Err(error) => {
+                return Err(InstallError::Copy {
+                    id: skill.id.clone(),
+                    from: skill.folder.clone(),
+                    to: root.join(&name),
+                    error,
+                })
+            }
+        }
+        let target = root.join(&name);
+        let result = stage_and_move(&skill.folder, &staging, &name, &target);
+        let _ = std::fs::remove_dir_all(&staging);
+        return match result {
+            Ok(()) => Ok(target),
+            Err(Staged::Exists) => Err(InstallError::NameClash {
+                id: skill.id.clone(),
+                path: target,
+            }),
+            Err(Staged::Io(error)) => Err(InstallError::Copy {
+                id: skill.id.clone(),
+                from: skill.folder.clone(),
+                to: target,
+                error,
+            }),
+        };
+    }
+    Err(InstallError::NoWritableRoot {
+        id: skill.id.clone(),
+        roots: roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+enum Staged {
+    Exists,
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Staged {
+    fn from(error: std::io::Error) -> Staged {
+        Staged::Io(error)
+    }
+}
+
+fn stage_and_move(
+    from: &Path,
+    staging: &Path,
+    name: &std::ffi::OsStr,
+    target: &Path,
+) -> Result<(), Staged> {
+    if std::fs::symlink_metadata(target).is_ok() {
+        return Err(Staged::Exists);
+    }
+    // Nothing under the staging folder is scanned.
+    std::fs::write(staging.join(".ignore"), "*\n")?;
+    let copy = staging.join(name);
+    let mut budget = MAX_ENTRIES;
+    copy_tree(from, &copy, 0, &mut budget)?;
+    if std::fs::symlink_metadata(target).is_ok() {
+        return Err(Staged::Exists);
+    }
+    std::fs::rename(&copy, target)?;
+    Ok(())
+}
+
+/// Copy the folder `from` to the new folder `to`: folders and regular
+/// files only (a link could lead out of the collection, so links are not
+/// copied).
+fn copy_tree(from: &Path, to: &Path, depth: usize, budget: &mut usize) -> std::io::Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(std::io::Error::other(format!(
+            "{} is nested more than {MAX_DEPTH} folders deep",
+            from.display()
+        )));
+    }
+    std::fs::create_dir(to)?;
+    let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        *budget = budget.checked_sub(1).ok_or_else(|| {
+            std::io::Error::other(format!("the skill holds more than {MAX_ENTRIES} files"))
+        })?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target, depth + 1, budget)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn skill(dir: &Path, name: &str) {
+        write(
+            &dir.join(name).join("SKILL.md"),
+            &format!("---\nname: {name}\ndescription: The {name} skill. Use when testing.\n---\n# {name}\n"),
+        );
+        write(&dir.join(name).join("scripts/run.py"), "print(1)\n");
+    }
+
+    #[test]
+    fn an_offered_skill_is_copied_into_the_first_writable_root() {
+        let temp = tempfile::tempdir().unwrap();
+        let collection = temp.path().join("collection");
+        let root = temp.path().join("root");
+        skill(&collection, "pdf-tools");
+        skill(&root, "demo");
+        let installed = CatalogBuilder::new([&root]).build().unwrap();
+        let offered =
+            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap();
+        assert_eq!(offered.name, "pdf-tools");
+        let copied = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap();
+        assert_eq!(copied, root.join("pdf-tools"));
+        assert_eq!(
+            std::fs::read_to_string(copied.join("scripts/run.py")).unwrap(),
+            "print(1)\n"
+        );
+        let names: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "no staging folder is left: {names:?}");
+        // Installed now: a second request says so.
+        let installed = CatalogBuilder::new([&root]).build().unwrap();
+        let error =
+            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap_err();
+        assert!(
+            matches!(error, InstallError::AlreadyInstalled { .. }),
+            "{error}"
+        );
+        let error =
+            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tool").unwrap_err();
+        assert!(
+            error.to_string().contains("did you mean `pdf-tools`"),
+            "{error}"
+        );
+        let error = find_offered(&[], &installed, "csv-tools").unwrap_err();
+        assert!(matches!(error, InstallError::NoCollections), "{error}");
+    }
+
+    #[test]
+    fn a_folder_in_the_way_is_a_clash_and_leaves_nothing_behind() {
+        let temp = tempfile::tempdir().unwrap();
+        let collection = temp.path().join("collection");
+        let root = temp.path().join("root");
+        skill(&collection, "pdf-tools");
+        write(&root.join("pdf-tools/notes.txt"), "mine\n");
+        let installed = CatalogBuilder::new([&root]).build().unwrap();
+        let offered = find_offered(&[collection], &installed, "pdf-tools").unwrap();
+        let error = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap_err();
+        assert!(matches!(error, InstallError::NameClash { .. }), "{error}");
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_to_string(root.join("pdf-tools/notes.txt")).unwrap(),
+            "mine\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_only_roots_are_skipped_and_a_failed_copy_is_cleaned_up() {
+        use std::os::unix::fs::PermissionsExt;
+        let temp = tempfile::tempdir().unwrap();
+        let collection = temp.path().join("collection");
+        let locked = temp.path().join("locked");
+        let open = temp.path().join("open");
+        skill(&collection, "pdf-tools");
+        std::fs::create_dir_all(&locked).unwrap();
+        std::fs::create_dir_all(&open).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let probe = locked.join("probe");
+        let running_as_root = std::fs::write(&probe, "").is_ok();
+        let offered = OfferedSkill {
+            id: "pdf-tools".into(),
+            name: "pdf-tools".into(),
+            description: String::new(),
+            folder: collection.join("pdf-tools"),
+        };
+        if !running_as_root {
+            let copied =
+                copy_into_first_writable(&offered, &[locked.clone(), open.clone()]).unwrap();
+            assert_eq!(copied, open.join("pdf-tools"));
+            let error =
+                copy_into_first_writable(&offered, std::slice::from_ref(&locked)).unwrap_err();
+            assert!(
+                matches!(error, InstallError::NoWritableRoot { .. }),
+                "{error}"
+            );
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn a_failed_copy_is_cleaned_up() {
+        // Folders nested too deep: the copy fails half way.
+        let temp = tempfile::tempdir().unwrap();
+        let collection = temp.path().join("collection");
+        skill(&collection, "deep");
+        let mut deep = collection.join("deep");
+        for level in 0..=MAX_DEPTH {
+            deep.push(format!("d{level}"));
+        }
+        write(&deep.join("leaf.txt"), "x\n");
+        let offered = OfferedSkill {
+            id: "deep".into(),
+            name: "deep".into(),
+            description: String::new(),
+            folder: collection.join("deep"),
+        };
+        let root = temp.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        let error = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap_err();
+        assert!(matches!(error, InstallError::Copy { .. }), "{error}");
+        assert!(
+            error.to_string().contains("nothing was left behind"),
+            "{error}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&root).unwrap().count(),
+            0,
+            "nothing is left behind"
+        );
+    }
+}
