@@ -47,6 +47,10 @@ pub struct ToolCatalogFile {
     pub server: Option<String>,
     /// Its tools that loaded.
     pub tools: usize,
+    /// The server is the last good version of a file that no longer
+    /// loads (live catalogs only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// The servers of the found snapshots; every snapshot's findings go to
@@ -90,6 +94,7 @@ pub(crate) fn tool_part_of(
             path: file.path.clone(),
             server: None,
             tools: 0,
+            stale: false,
         };
         for finding in &file.diagnostics {
             // A README that describes the server answers the default's note.
@@ -104,6 +109,23 @@ pub(crate) fn tool_part_of(
             part.files.push(entry);
             continue;
         };
+        if file.stale {
+            entry.stale = true;
+            part.details.push(SnapshotDiagnostic {
+                path: file.path.clone(),
+                line: 1,
+                column: 1,
+                severity: Severity::Warning,
+                code: "snapshot-stale",
+                tool: None,
+                pointer: String::new(),
+                message: format!(
+                    "this file no longer loads (see its error), so the last version that did is still served: server `{}` with {} — fix the file or write it again with `skilldex tools sync`; deleting it removes the server",
+                    namespace.name,
+                    crate::text::plural(namespace.tools.len(), "tool", "tools"),
+                ),
+            });
+        }
         if let Some(winner) = winners.get(&namespace.name) {
             part.details.push(SnapshotDiagnostic {
                 path: file.path.clone(),
