@@ -107,3 +107,37 @@ fn python_sdk_sees_the_gateway_appear_when_a_tool_catalog_does() {
         ],
     );
 }
+
+#[test]
+fn python_sdk_finds_request_install_when_only_a_collection_is_offered() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "skilldex.yaml",
+        "roots: [skills]\navailable: [collection]\n",
+    );
+    write(
+        temp.path(),
+        "skills/demo/SKILL.md",
+        skill_md("demo", "A demo skill. Use when testing."),
+    );
+    write(
+        temp.path(),
+        "collection/pdf-tools/SKILL.md",
+        skill_md(
+            "pdf-tools",
+            "An offered skill. Use when testing installing.",
+        ),
+    );
+    run_script(
+        "gateway.py",
+        &[
+            "--scenario",
+            "offers",
+            "--binary",
+            env!("CARGO_BIN_EXE_skilldex"),
+            "--folder",
+            temp.path().to_str().unwrap(),
+        ],
+    );
+}

@@ -524,6 +524,30 @@ async def appear(args: argparse.Namespace) -> None:
         sys.exit(1)
 
 
+async def offers(args: argparse.Namespace) -> None:
+    """No tool catalog, no server, but a collection offered: request_install
+    is listed and installs from it."""
+    folder = Path(args.folder)
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={})
+
+    server = StdioServerParameters(command=args.binary, args=["serve"],
+                                   env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
+                                   cwd=str(folder))
+    async with Client(server, mode="legacy", elicitation_callback=on_elicit, cache=None,
+                      read_timeout_seconds=30) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        check("request_install" in names, "request_install is offered when only a collection is", names)
+        result = await client.call_tool("request_install", {"type": "skill", "action": "install", "id": "pdf-tools",
+                                                            "suggest_reason": "The task needs it."})
+        answer = json.loads(text_of(result))
+        check(answer.get("completed") is True, "it installs from the collection", answer)
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+
+
 async def _true(value: bool) -> bool:
     return value
 
@@ -535,4 +559,5 @@ if __name__ == "__main__":
     parser.add_argument("--folder", required=True)
     parser.add_argument("--scenario", default="gateway")
     parsed = parser.parse_args()
-    anyio.run(appear if parsed.scenario == "appear" else main, parsed)
+    scenarios = {"appear": appear, "offers": offers, "gateway": main}
+    anyio.run(scenarios[parsed.scenario], parsed)

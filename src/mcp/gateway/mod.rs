@@ -74,6 +74,10 @@ pub struct Gateway {
     /// Servers offered under `available_servers`, by name: what
     /// `request_install {type: mcp_server, action: install}` may install.
     offered: BTreeMap<String, ConfiguredServer>,
+    /// Whether the configuration offers anything to install (`available`
+    /// collections or `available_servers`): `request_install` is offered
+    /// then, with or without tool catalogs.
+    offers: bool,
     /// Suggestions the user declined for good (`action:type:id`): those of
     /// `declined_suggestions` in the configuration, and this session's.
     pub suppressed: Mutex<BTreeSet<String>>,
@@ -118,6 +122,9 @@ impl Gateway {
                 .into_iter()
                 .map(|s| (s.name.clone(), s))
                 .collect(),
+            offers: settings.is_some_and(|s| {
+                !s.available.is_empty() || !crate::config::available_servers(&s.files).is_empty()
+            }),
             suppressed: Mutex::new(
                 settings
                     .map(|s| s.declined_suggestions.clone())
@@ -188,7 +195,7 @@ impl Gateway {
         if let Some(listed) = self.definitions.get() {
             return Some(listed);
         }
-        if catalog.tool_count() == 0 && self.pool.is_empty() {
+        if catalog.tool_count() == 0 && self.pool.is_empty() && !self.offers {
             self.listed_without
                 .store(true, std::sync::atomic::Ordering::SeqCst);
             return None;
@@ -310,7 +317,7 @@ impl Gateway {
     /// Whether the gateway is offered: servers are configured, or the
     /// first `tools/list` found tools.
     pub fn is_on(&self) -> bool {
-        !self.pool.is_empty() || self.definitions.get().is_some()
+        !self.pool.is_empty() || self.offers || self.definitions.get().is_some()
     }
 
     /// The loaded tools, as the resource shows them.
