@@ -128,7 +128,19 @@ pub fn kind_name(file_type: std::fs::FileType) -> &'static str {
 /// an error that says what it is. For files the user names: `--config`,
 /// `SKILLDEX_CONFIG`, `render --since`.
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
-    let file = open_nonblocking(path)?;
+    let file = open_nonblocking(path).map_err(|error| {
+        // A socket cannot be opened at all (ENXIO): say what it is.
+        match std::fs::metadata(path) {
+            Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "it is {}, not a regular file",
+                    kind_name(metadata.file_type())
+                ),
+            ),
+            _ => error,
+        }
+    })?;
     let metadata = file.metadata()?;
     if !metadata.is_file() && !is_null_device(&metadata) {
         return Err(std::io::Error::new(
@@ -472,6 +484,9 @@ impl Folder {
                 }
                 Err(Errno::NOENT) if through_link => return Err(Refusal::Dangling),
                 Err(Errno::NOENT) => return Err(Refusal::Missing),
+                // A socket (or a device without a driver) cannot be
+                // opened: say what it is, as for a pipe.
+                Err(Errno::NXIO) => return Err(Refusal::Special(special_at(parent, &part))),
                 Err(error) => return Err(Refusal::Io(error.into())),
             }
         }
@@ -522,6 +537,22 @@ impl Folder {
 }
 
 /// Check what was opened, on the open file.
+/// What the entry `name` of the open folder `parent` is, in words, when
+/// opening it failed with ENXIO (a socket, a device with no driver).
+#[cfg(unix)]
+fn special_at(parent: rustix::fd::BorrowedFd<'_>, name: &OsString) -> &'static str {
+    use rustix::fs::{statat, AtFlags, FileType};
+    match statat(parent, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW)
+        .map(|stat| FileType::from_raw_mode(stat.st_mode))
+    {
+        Ok(FileType::Socket) => "a socket",
+        Ok(FileType::CharacterDevice) => "a character device",
+        Ok(FileType::BlockDevice) => "a block device",
+        Ok(FileType::Fifo) => "a named pipe (FIFO)",
+        _ => "a special file",
+    }
+}
+
 fn finish(file: File, real: String, through_link: bool) -> Result<Opened, Refusal> {
     let metadata = file.metadata().map_err(Refusal::Io)?;
     let kind = if metadata.is_file() {

@@ -130,6 +130,7 @@ pub const TOOL_CODES: &[(&str, Severity)] = &[
     ("tool-name-duplicate", Severity::Error),
     ("input-schema-refused", Severity::Error),
     ("snapshot-incomplete", Severity::Warning),
+    ("snapshot-stale", Severity::Warning),
     ("server-invalid", Severity::Warning),
     ("tool-name-unusual", Severity::Warning),
     ("tool-description-missing", Severity::Warning),

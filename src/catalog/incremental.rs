@@ -18,7 +18,9 @@
 //! (broken YAML, a half-saved file, unreadable), the previous version of
 //! the skill stays in the catalog, listed in `Catalog::stale`, next to the
 //! diagnostics of the broken file. The next version that loads replaces it;
-//! deleting the file removes it.
+//! deleting the file removes it. A tool catalog (`mcp-tools.json`) that
+//! stops loading keeps its last good server the same way, with a
+//! `snapshot-stale` warning beside the file's own diagnostics.
 
 use super::{check_root, members_of, namespace_of, Assembly, Catalog, CatalogBuilder, ScanInputs};
 use crate::model::{Code, Skill};
@@ -259,8 +261,11 @@ impl Retained {
                 .collect(),
             Covered::Scopes(scopes) => keys_under(&self.tool_catalogs, root, scopes),
         };
+        let mut old_tools: HashMap<PathBuf, FoundToolCatalog> = HashMap::new();
         for key in old_tool_keys {
-            self.tool_catalogs.remove(&key);
+            if let Some(old) = self.tool_catalogs.remove(&key) {
+                old_tools.insert(key.1, old);
+            }
             patch.tools = true;
         }
         self.findings
@@ -306,8 +311,16 @@ impl Retained {
                 self.stale.remove(path);
             }
         }
-        for catalog in result.tool_catalogs {
+        for mut catalog in result.tool_catalogs {
             patch.tools = true;
+            if catalog.namespace.is_none() {
+                // Broken now (unreadable, not JSON, not a tool list): the
+                // last good server stays, marked, as a broken skill does.
+                if let Some(old) = old_tools.get(&catalog.path) {
+                    catalog.namespace = old.namespace.clone();
+                    catalog.stale = catalog.namespace.is_some();
+                }
+            }
             self.tool_catalogs
                 .insert((root, catalog.path.clone()), catalog);
         }

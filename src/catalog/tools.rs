@@ -47,6 +47,10 @@ pub struct ToolCatalogFile {
     pub server: Option<String>,
     /// Its tools that loaded.
     pub tools: usize,
+    /// The server is the last good version of a file that no longer
+    /// loads (live catalogs only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// The servers of the found snapshots; every snapshot's findings go to
@@ -90,6 +94,7 @@ pub(crate) fn tool_part_of(
             path: file.path.clone(),
             server: None,
             tools: 0,
+            stale: false,
         };
         for finding in &file.diagnostics {
             // A README that describes the server answers the default's note.
@@ -104,6 +109,23 @@ pub(crate) fn tool_part_of(
             part.files.push(entry);
             continue;
         };
+        if file.stale {
+            entry.stale = true;
+            part.details.push(SnapshotDiagnostic {
+                path: file.path.clone(),
+                line: 1,
+                column: 1,
+                severity: Severity::Warning,
+                code: "snapshot-stale",
+                tool: None,
+                pointer: String::new(),
+                message: format!(
+                    "this file no longer loads (see its error), so the last version that did is still served: server `{}` with {} — fix the file or write it again with `skilldex tools sync`; deleting it removes the server",
+                    namespace.name,
+                    crate::text::plural(namespace.tools.len(), "tool", "tools"),
+                ),
+            });
+        }
         if let Some(winner) = winners.get(&namespace.name) {
             part.details.push(SnapshotDiagnostic {
                 path: file.path.clone(),
@@ -250,6 +272,60 @@ impl Catalog {
     /// (each is also in [`Catalog::diagnostics`], under a `Code::Tool`).
     pub fn tool_findings(&self) -> &[SnapshotDiagnostic] {
         &self.tools.details
+    }
+
+    /// This snapshot with `servers` in place of its tool servers of the
+    /// same names (or beside them): what the gateway searches right after
+    /// it rewrote snapshots itself, before the watcher has reloaded them.
+    /// A replaced server keeps the title and description the catalog gave
+    /// it (a README's front matter may set them). Skills are shared.
+    pub fn with_tool_servers(&self, servers: &[Arc<ToolNamespace>]) -> Catalog {
+        let mut by_name: std::collections::BTreeMap<String, Arc<ToolNamespace>> = self
+            .tools
+            .servers
+            .iter()
+            .map(|s| (s.name.clone(), Arc::clone(s)))
+            .collect();
+        let mut hash = crate::hash::StableHasher::new();
+        hash.write(&self.tools.hash.to_le_bytes());
+        for server in servers {
+            let mut server = Arc::clone(server);
+            if let Some(old) = by_name.get(&server.name) {
+                if old.description != server.description || old.title != server.title {
+                    let mut renamed = (*server).clone();
+                    renamed.description = old.description.clone();
+                    renamed.title = old.title.clone();
+                    server = Arc::new(renamed);
+                }
+            }
+            hash.write(server.name.as_bytes());
+            for tool in &server.tools {
+                hash.write(tool.id.as_bytes());
+                hash.write(tool.description.as_bytes());
+                hash.write(tool.input_schema.to_string().as_bytes());
+            }
+            by_name.insert(server.name.clone(), server);
+        }
+        let servers: Vec<Arc<ToolNamespace>> = by_name.into_values().collect();
+        let flat = servers
+            .iter()
+            .enumerate()
+            .flat_map(|(s, server)| (0..server.tools.len()).map(move |t| (s as u32, t as u32)))
+            .collect();
+        let part = ToolPart {
+            servers,
+            files: self.tools.files.clone(),
+            details: self.tools.details.clone(),
+            flat,
+            hash: hash.finish(),
+        };
+        let mut catalog = self.clone();
+        catalog.tools = Arc::new(part);
+        let mut revision = crate::hash::StableHasher::new();
+        revision.write(self.revision.as_bytes());
+        revision.write(&catalog.tools.hash.to_le_bytes());
+        catalog.revision = format!("{:016x}", revision.finish());
+        catalog
     }
 
     /// This snapshot holding the tool catalogs of `part`.

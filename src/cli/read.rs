@@ -208,6 +208,7 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
                 ReadError::UnknownSkill { .. }
                 | ReadError::NotLoadedSkill { .. }
                 | ReadError::NotLoaded { .. }
+                | ReadError::LinkIntoNotLoaded { .. }
                 | ReadError::Section { .. }
                 | ReadError::NotFound { .. }
                 | ReadError::Disabled { .. } => 1,

@@ -92,7 +92,8 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
             let mut out = stdout();
             let base = std::env::current_dir().unwrap_or_default();
             let command = command_prefix(cli);
-            if let Some(advice) = search::advice(&results) {
+            let about = kind.or((catalog.tool_count() == 0).then_some(search::EntryKind::Skill));
+            if let Some(advice) = search::advice(&results, about) {
                 writeln!(out, "{advice}")?;
             }
             if results.no_match {

@@ -516,7 +516,7 @@ impl ScanSearch {
             }));
         }
         let mut summary = answer(jobs, &self.inner.matcher, request, sink)?;
-        summary.unreadable = unreadable.len() + locked;
+        summary.unreadable += unreadable.len() + locked;
         Ok(summary)
     }
 }
@@ -766,7 +766,8 @@ fn open(path: &Path, relative: &str) -> std::io::Result<std::fs::File> {
     Ok(opened.file)
 }
 
-/// Search one file into `sink`; false when it could not be read.
+/// Search one file into `sink`: whether the search ran to its end, or why
+/// the file could not be opened.
 fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     searcher: &mut Searcher,
     matcher: &grep_regex::RegexMatcher,
@@ -774,12 +775,10 @@ fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     path: &Path,
     relative: &str,
     sink: &mut S,
-) -> bool {
+) -> std::io::Result<bool> {
     if request.max_count == Some(0) {
-        return true; // As with `rg -m 0`: no match is wanted.
+        return Ok(true); // As with `rg -m 0`: no match is wanted.
     }
-    match open(path, relative) {
-        Ok(file) => searcher.search_file(matcher, &file, sink).is_ok(),
-        Err(_) => false,
-    }
+    let file = open(path, relative)?;
+    Ok(searcher.search_file(matcher, &file, sink).is_ok())
 }

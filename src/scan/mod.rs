@@ -654,18 +654,16 @@ fn visit(
                 },
             ),
         }
-    } else if name == OsStr::new(crate::toolcat::SNAPSHOT_FILE) && kind == walk::Kind::File {
+    } else if name == OsStr::new(crate::toolcat::SNAPSHOT_FILE) {
         let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
-        push(
-            &shared.tool_catalogs,
-            tools::read_tool_catalog(
-                root_index,
-                folder,
-                depth,
-                in_hidden_folder(&relative),
-                &entry,
-            ),
-        );
+        let hidden = in_hidden_folder(&relative);
+        // A pipe, socket or device is named, never opened.
+        let found = if kind == walk::Kind::File {
+            tools::read_tool_catalog(root_index, folder, depth, hidden, &entry)
+        } else {
+            tools::special_tool_catalog(root_index, folder, depth, hidden, path)
+        };
+        push(&shared.tool_catalogs, found);
     } else if NAMESPACE_FILE_NAMES.iter().any(|n| name == OsStr::new(n)) && kind == walk::Kind::File
     {
         let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -4,7 +4,9 @@
 //! walk), with every finding as a catalog [`Diagnostic`].
 //!
 //! A snapshot that cannot be read or is not a tool list at all loads no
-//! namespace, only its diagnostic: the rest of the catalog loads.
+//! namespace, only its diagnostic: the rest of the catalog loads. (A live
+//! catalog keeps the last good namespace of such a file, marked `stale`;
+//! see `catalog::incremental`.)
 
 use super::walk;
 use crate::model::Severity;
@@ -36,6 +38,9 @@ pub struct FoundToolCatalog {
     pub diagnostics: Vec<SnapshotDiagnostic>,
     /// A hash of the file's bytes (for the catalog's revision).
     pub content_hash: u64,
+    /// `namespace` is the last good version, kept by a live catalog over
+    /// an edit that broke the file (whose findings `diagnostics` holds).
+    pub stale: bool,
 }
 
 /// Read and load the snapshot the walk met at `entry`.
@@ -56,6 +61,7 @@ pub(super) fn read_tool_catalog(
         namespace: None,
         diagnostics: Vec::new(),
         content_hash: 0,
+        stale: false,
     };
     let text = match read_text(entry) {
         Ok(text) => text,
@@ -78,6 +84,31 @@ pub(super) fn read_tool_catalog(
         Err(error) => found.diagnostics.push(unreadable(path, error.to_string())),
     }
     found
+}
+
+/// A snapshot path that is not a regular file (a pipe, socket or device):
+/// reported, never opened.
+pub(super) fn special_tool_catalog(
+    root: usize,
+    folder: PathBuf,
+    depth: usize,
+    hidden: bool,
+    path: &Path,
+) -> FoundToolCatalog {
+    FoundToolCatalog {
+        root,
+        folder,
+        path: path.to_path_buf(),
+        depth,
+        hidden,
+        namespace: None,
+        diagnostics: vec![unreadable(
+            path,
+            "this is not a regular file (a pipe, socket or device?) and was not read — replace it with the JSON snapshot (`skilldex tools sync` writes it)".to_string(),
+        )],
+        content_hash: 0,
+        stale: false,
+    }
 }
 
 fn read_text(entry: &walk::Entry<'_>) -> Result<String, String> {

@@ -11,16 +11,33 @@ use serde_json::{json, Value};
 /// What an answer means, in words for a person or a model: the CLI's text
 /// output and the MCP tool's `advice` say the same. `None` for a sure
 /// answer.
-pub fn advice(results: &SearchResults) -> Option<&'static str> {
+pub fn advice(results: &SearchResults, kind: Option<EntryKind>) -> Option<&'static str> {
     let selection = select_list(&results.query).is_some();
+    // What the answer is about: the kind asked for, else the kind of
+    // every hit (both when they are mixed or there are none).
+    let about = kind.or_else(|| {
+        let first = results.hits.first()?.kind;
+        results
+            .hits
+            .iter()
+            .all(|h| h.kind == first)
+            .then_some(first)
+    });
     if results.no_match {
-        Some(if selection {
-            "No skill has any of these names."
-        } else {
-            "No skill shares a meaningful word with this query. Try other words (what the task does, not how) or look at the namespaces listed; do not pick a skill that does not fit."
+        Some(match (about, selection) {
+            (Some(EntryKind::Skill), true) => "No skill has any of these names.",
+            (Some(EntryKind::Tool), true) => "No tool has any of these names.",
+            (None, true) => "No skill or tool has any of these names.",
+            (Some(EntryKind::Skill), false) => "No skill shares a meaningful word with this query. Try other words (what the task does, not how) or look at the namespaces listed; do not pick a skill that does not fit.",
+            (Some(EntryKind::Tool), false) => "No tool shares a meaningful word with this query. Try other words (what the task does, not how) or a server's name; do not call a tool that does not fit.",
+            (None, false) => "No skill or tool shares a meaningful word with this query. Try other words (what the task does, not how) or look at the namespaces listed; do not pick one that does not fit.",
         })
     } else if results.confidence == Confidence::Low && !selection {
-        Some("Weak matches: these skills match little of what the query is about (confidence: low). Read a description before relying on one; if none fits, do the task without a skill.")
+        Some(match about {
+            Some(EntryKind::Skill) => "Weak matches: these skills match little of what the query is about (confidence: low). Read a description before relying on one; if none fits, do the task without a skill.",
+            Some(EntryKind::Tool) => "Weak matches: these tools match little of what the query is about (confidence: low). Read a description before calling one; if none fits, do the task without one.",
+            None => "Weak matches: these skills and tools match little of what the query is about (confidence: low). Read a description before relying on one; if none fits, do the task without them.",
+        })
     } else {
         None
     }
@@ -247,5 +264,47 @@ mod tests {
         assert!(names[4].starts_with("docs_pdf-extract-"), "{}", names[4]);
         // The same id, the same name.
         assert_eq!(tool_name("数据-清洗"), names[0]);
+    }
+
+    #[test]
+    fn advice_is_worded_by_kind() {
+        use super::super::{Confidence, EntryKind, Hit, SearchResults};
+        use super::advice;
+        let hit = |kind| Hit {
+            kind,
+            index: 0,
+            score: 0.1,
+            confidence: Confidence::Low,
+        };
+        let answer = |hits: Vec<Hit>| SearchResults {
+            query: "polish a zebra".into(),
+            no_match: hits.is_empty(),
+            hits,
+            namespaces: Vec::new(),
+            confidence: Confidence::Low,
+            semantic: false,
+            unmatched_terms: Vec::new(),
+            weak_terms: Vec::new(),
+        };
+        let none = answer(Vec::new());
+        assert!(advice(&none, Some(EntryKind::Tool))
+            .unwrap()
+            .starts_with("No tool shares"));
+        assert!(advice(&none, Some(EntryKind::Skill))
+            .unwrap()
+            .starts_with("No skill shares"));
+        assert!(advice(&none, None)
+            .unwrap()
+            .starts_with("No skill or tool shares"));
+        let tools = answer(vec![hit(EntryKind::Tool), hit(EntryKind::Tool)]);
+        let text = advice(&tools, None).unwrap();
+        assert!(
+            text.contains("these tools") && !text.contains("skill"),
+            "{text}"
+        );
+        let mixed = answer(vec![hit(EntryKind::Skill), hit(EntryKind::Tool)]);
+        assert!(advice(&mixed, None).unwrap().contains("skills and tools"));
+        let skills = answer(vec![hit(EntryKind::Skill)]);
+        assert!(advice(&skills, None).unwrap().contains("without a skill"));
     }
 }

@@ -67,7 +67,7 @@ pub fn search_skills(
         );
     }
     // The same words as the CLI's text answer.
-    if let Some(advice) = crate::search::advice(&results) {
+    if let Some(advice) = crate::search::advice(&results, Some(crate::search::EntryKind::Skill)) {
         value["advice"] = json!(advice);
     }
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();

@@ -86,3 +86,24 @@ fn python_sdk_drives_the_gateway_legacy_session() {
 fn python_sdk_drives_the_gateway_2026_session() {
     drive("auto");
 }
+
+#[test]
+fn python_sdk_sees_the_gateway_appear_when_a_tool_catalog_does() {
+    let temp = tempfile::tempdir().unwrap();
+    write(
+        temp.path(),
+        "skills/demo/SKILL.md",
+        skill_md("demo", "A demo skill. Use when testing."),
+    );
+    run_script(
+        "gateway.py",
+        &[
+            "--scenario",
+            "appear",
+            "--binary",
+            env!("CARGO_BIN_EXE_skilldex"),
+            "--folder",
+            temp.path().to_str().unwrap(),
+        ],
+    );
+}

@@ -435,6 +435,9 @@ mod served {
         assert!(answer.get("error").is_some(), "{answer}");
         let answer = raw.request("ping", json!({}));
         assert!(answer.get("result").is_some(), "{answer}");
+        // Closing stdin still ends it.
+        let (status, _, _) = raw.close();
+        assert!(status.success(), "{status:?}");
     }
 
     #[test]
@@ -484,6 +487,39 @@ mod served {
         let answer = raw.wait_for("the duplicate-id answer", |m| m.get("error").is_some());
         let message = answer["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("the key `id` is given twice"), "{answer}");
+    }
+
+    /// `serve` follows a root symlink retargeted the way deployments do it
+    /// (`ln -sfn v2 current`), as `watch` does.
+    #[test]
+    fn a_retargeted_root_link_is_followed_by_serve() {
+        let temp = tempfile::tempdir().unwrap();
+        let base = temp.path();
+        write(base, "v1/a/SKILL.md", skill_md("a", "A. Use when testing."));
+        write(base, "v2/b/SKILL.md", skill_md("b", "B. Use when testing."));
+        std::os::unix::fs::symlink("v1", base.join("current")).unwrap();
+        let mut raw = Raw::start(&base.join("current"), &[]);
+        let listed = raw.request("resources/list", json!({})).to_string();
+        assert!(listed.contains("skill://a/SKILL.md"), "{listed}");
+        std::os::unix::fs::symlink("v2", base.join("current.new")).unwrap();
+        std::fs::rename(base.join("current.new"), base.join("current")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let listed = raw.request("resources/list", json!({})).to_string();
+            if listed.contains("skill://b/SKILL.md") && !listed.contains("skill://a/SKILL.md") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never followed the link: {listed}"
+            );
+            // Wait for the server's list-changed notice, or poll again.
+            raw.wait_within(Duration::from_millis(200), |m| {
+                m["method"] == "notifications/resources/list_changed"
+            });
+        }
+        let (is_error, text) = raw.call("read_skill", json!({"name": "b"}));
+        assert!(!is_error, "{text}");
     }
 
     /// Send `hostile` (a request line with id `hostile_id`) and then a
@@ -614,7 +650,7 @@ mod served {
             })
         };
         let deadline = Instant::now() + Duration::from_secs(4);
-        let (mut requests, mut leaks, mut cli_runs) = (0u64, Vec::new(), 0u64);
+        let (mut requests, mut leaks, mut cli_runs, mut served) = (0u64, Vec::new(), 0u64, 0u64);
         while Instant::now() < deadline {
             for (method, params) in [
                 (
@@ -629,9 +665,13 @@ mod served {
             ] {
                 let answer = raw.request(method, params);
                 requests += 1;
-                if answer.to_string().contains("LEAKED outside") {
+                let text = answer.to_string();
+                if text.contains("LEAKED outside") {
                     leaks.push(format!("{method}: {answer}"));
                 }
+                // The reads do reach the file (a test that could never
+                // read it could never see a leak either).
+                served += u64::from(text.contains("inside\\n"));
             }
             if requests % 60 == 0 {
                 for args in [&["read", "s/sw/SECRET"][..], &["grep", "LEAKED|inside"]] {
@@ -646,10 +686,10 @@ mod served {
         stop.store(true, Ordering::Relaxed);
         let swaps = swapper.join().unwrap();
         println!(
-            "{requests} MCP requests and {cli_runs} CLI runs during {swaps} swaps; {} leaks",
+            "{requests} MCP requests ({served} answered with the inside file) and {cli_runs} CLI runs during {swaps} swaps; {} leaks",
             leaks.len()
         );
-        assert!(swaps > 0 && requests > 0);
+        assert!(swaps > 0 && requests > 0 && cli_runs > 0 && served > 0);
         assert!(
             leaks.is_empty(),
             "{} leaks, first: {}",

@@ -284,9 +284,13 @@ impl Session {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn serve_names_locked_folders_in_its_log_and_its_answers() {
     let (_temp, root) = locked_tree();
+    // A file it may not read, too.
+    let file = write(&root, "a/locked.md", "needle locked\n");
+    lock(&file);
     let Some(mut child) = spawn_unprivileged(&root, &["serve"]) else {
         return;
     };
@@ -315,6 +319,26 @@ fn serve_names_locked_folders_in_its_log_and_its_answers() {
     err.wait_for("a log line naming b/locked", |l| {
         l.contains(&format!("cannot watch {}:", locked.display()))
     });
+    // The file it may not read: skills/get and the folder listing agree
+    // (neither offers it), and reading it says why.
+    let listed = session
+        .request("skills/get", json!({"uri": "skill://a/SKILL.md"}))
+        .to_string();
+    let folder = session
+        .request("resources/directory/read", json!({"uri": "skill://a"}))
+        .to_string();
+    assert!(listed.contains("skill://a/SKILL.md"), "{listed}");
+    assert!(folder.contains("skill://a/SKILL.md"), "{folder}");
+    assert_eq!(
+        listed.contains("skill://a/locked.md"),
+        folder.contains("skill://a/locked.md"),
+        "skills/get: {listed}\ndirectory: {folder}"
+    );
+    let answer = session.request("resources/read", json!({"uri": "skill://a/locked.md"}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Permission denied"), "{answer}");
+    let text = session.call("read_skill", json!({"name": "a", "path": "locked.md"}));
+    assert!(text.contains("Permission denied"), "{text}");
     let text = session.call("read_skill", json!({"name": "c"}));
     assert!(
         text.contains("may not enter the folder") && !text.contains("no skill named"),
@@ -328,6 +352,11 @@ fn serve_names_locked_folders_in_its_log_and_its_answers() {
             && text.contains(&format!("not searched: {}:", root.join("c").display())),
         "{text}"
     );
-    let text = session.call("grep_skills", json!({"pattern": "needle", "skill": "a"}));
-    assert!(!text.contains("not searched"), "{text}");
+    assert!(
+        text.contains("not searched: a/locked.md:") && text.contains("Permission denied"),
+        "{text}"
+    );
+    let text = session.call("grep_skills", json!({"pattern": "needle", "skill": "b"}));
+    assert!(!text.contains("not searched: a/"), "{text}");
+    assert!(text.contains("not searched: b/locked/"), "{text}");
 }

@@ -16,15 +16,21 @@ mod layouts;
 mod link;
 mod live;
 #[cfg(unix)]
+mod live_tools;
+#[cfg(unix)]
 mod locked;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(all(unix, feature = "mcp"))]
+mod ownership;
 #[cfg(unix)]
 mod properties;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
 mod semantic;
+#[cfg(unix)]
+mod special_files;
 mod tools_catalog;
 mod tools_e2e;
 mod tools_lint;

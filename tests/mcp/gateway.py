@@ -182,6 +182,23 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
               and structured.get("arguments") == {"id": "inv-42"},
               "a loaded tool's call reaches its upstream and comes back", structured)
 
+        # --- a strict-mode call (nulls for unused optional arguments) and a
+        # host's own argument reach upstream as a plain call
+        result = await client.call_tool("office__invoice_approve",
+                                        {"id": "inv-43", "note": None, "wait_for_previous": True})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("arguments") == {"id": "inv-43"}
+              and len(result.content) == 1,
+              "null means absent and unknown arguments are ignored on a loaded tool, without a word", structured)
+        result = await client.call_tool("office__invoice_approve", {"id": "inv-44", "nota": "x"})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-44"}
+              and "did you mean `note`?" in text_of(result),
+              "a misspelt argument is ignored with a note", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "office/invoice_approve",
+                                                      "arguments": {"id": "inv-45", "note": None}})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-45"},
+              "call_tool fits the arguments the same way", text_of(result))
+
         # --- twenty successive loads never move an earlier entry
         listed = after
         stable = True
@@ -239,6 +256,32 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
                                         progress_callback=on_progress)
         check(not result.is_error and text_of(result) == "counted to 3", "a slow call completes", text_of(result))
         await eventually("the upstream's progress reaches the client", lambda: _true(len(progress) >= 2))
+
+        # --- a cancelled call is cancelled upstream too, and ends
+        events = folder / "lab-events.log"
+        steps_seen: list[float] = []
+
+        async def on_step(value: float, total: float | None, message: str | None) -> None:
+            steps_seen.append(value)
+
+        async with anyio.create_task_group() as group:
+            async def doomed() -> None:
+                await client.call_tool("call_tool", {"tool": "lab/slow_count", "arguments": {"steps": 400, "delay_ms": 50}},
+                                       progress_callback=on_step)
+
+            group.start_soon(doomed)
+            await eventually("the long call is running upstream", lambda: _true(len(steps_seen) >= 2))
+            group.cancel_scope.cancel()
+
+        async def upstream_cancelled() -> str:
+            return events.read_text() if events.exists() else ""
+
+        seen = await eventually("notifications/cancelled reaches the upstream server", upstream_cancelled)
+        if seen:
+            step = int(seen.split("at step ")[1].split(" ")[0])
+            check(step < 400, "the cancelled call ends before it would have finished", seen)
+        result = await client.call_tool("call_tool", {"tool": "lab/echo", "arguments": {"text": "after"}})
+        check(not result.is_error, "the server answers the next call after a cancellation", text_of(result))
 
         # --- a slow server blocks neither the other server nor skilldex's own tools
         order: list[str] = []
@@ -439,6 +482,48 @@ async def later_session(args: argparse.Namespace) -> None:
         check(result.is_error, "a server enabled for one session only is disabled again", text_of(result))
 
 
+async def appear(args: argparse.Namespace) -> None:
+    """A session that begins without any tool catalog: tool_search is not
+    offered; when a snapshot appears on disk, the gateway's tools are
+    appended (with tools/list_changed) and find the new tools."""
+    folder = Path(args.folder)
+    changes = 0
+
+    async def on_message(message: Any) -> None:
+        nonlocal changes
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changes += 1
+
+    server = StdioServerParameters(command=args.binary, args=["serve", "--root", "skills"],
+                                   env={"NO_COLOR": "1"}, cwd=str(folder))
+    async with Client(server, mode="legacy", message_handler=on_message, cache=None,
+                      read_timeout_seconds=30) as client:
+        first = dumped((await client.list_tools()).tools)
+        names = [json.loads(t)["name"] for t in first]
+        check("tool_search" not in names, "without tool catalogs tool_search is not offered", names)
+        snapshot = folder / "skills" / "late" / "mcp-tools.json"
+        snapshot.parent.mkdir(parents=True)
+        tools = [{"name": f"{noun}_polish", "description": f"Polish a {noun} until it shines.",
+                  "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}
+                 for noun in ("zebra", "kettle", "lantern")]
+        snapshot.write_text(json.dumps({"tools": tools}))
+
+        async def offered() -> Any:
+            now = dumped((await client.list_tools()).tools)
+            return now if any(json.loads(t)["name"] == "tool_search" for t in now) else None
+
+        now = await eventually("tool_search is offered once a tool catalog appears", offered)
+        if now:
+            check(now[:len(first)] == first, "the earlier entries stay byte for byte in place")
+        await eventually("the client hears tools/list_changed", lambda: _true(changes > 0))
+        result = await client.call_tool("tool_search", {"query": "polish a kettle"})
+        hits = json.loads(text_of(result))["tools"]
+        check(hits and hits[0]["id"] == "late/kettle_polish", "the new tools are found", hits)
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+
+
 async def _true(value: bool) -> bool:
     return value
 
@@ -448,4 +533,6 @@ if __name__ == "__main__":
     parser.add_argument("--mode", default="legacy")
     parser.add_argument("--binary", required=True)
     parser.add_argument("--folder", required=True)
-    anyio.run(main, parser.parse_args())
+    parser.add_argument("--scenario", default="gateway")
+    parsed = parser.parse_args()
+    anyio.run(appear if parsed.scenario == "appear" else main, parsed)

@@ -1,288 +1,235 @@
-//! The tool catalog the gateway serves and searches: every MCP server
-//! namespace (`mcp-tools.json`) under the catalog's roots, loaded and
-//! sanitised by `toolcat`.
+//! The tool catalog the gateway searches: the catalog snapshot's own tool
+//! servers (entries of kind `tool`), ranked by the catalog's hierarchical
+//! search — the one `search_skills` and `skilldex search --kind tool` use
+//! (a tool scores by its own text and its server's:
+//! own·(1+0.5·server)+0.3·server·coverage), so the semantic mode applies
+//! to `tool_search` too.
 //!
-//! Interim: until the catalog holds tool entries itself (kind `tool`,
-//! `Catalog::tool_servers`, search with a kind), this reads the snapshots
-//! with `toolcat::load_namespace` and ranks with a small BM25 over a
-//! tool's name words, title, description, parameter names and its
-//! server. [`ToolSet::of`] and [`ToolSet::search`] are the two functions
-//! to replace.
+//! The gateway writes snapshots itself: when an upstream announces
+//! `tools/list_changed`, and when a server is enabled or installed. Those
+//! must be searchable at once, before the watcher reloads the file (and
+//! without a watcher, `serve --no-watch`). Each rewritten snapshot is
+//! loaded and sanitised once, here, and laid over the snapshot's server
+//! of that name ([`Catalog::with_tool_servers`]) until a catalog snapshot
+//! holds the same tools; the schemas of the other servers are never read
+//! again.
 
 use crate::catalog::Catalog;
-use crate::toolcat::{self, CatalogTool, ToolNamespace};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use crate::search::{EntryKind, SearchOptions, Searchable, SemanticModel};
+use crate::toolcat::{CatalogTool, ToolNamespace};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
-/// How deep below a root snapshots are looked for.
-const SNAPSHOT_DEPTH: usize = 8;
-
-/// Every tool server of one catalog snapshot, and a search index over
-/// their tools.
-#[derive(Debug, Default)]
-pub struct ToolSet {
-    /// Sorted by name; the first snapshot of a name wins.
-    pub servers: Vec<Arc<ToolNamespace>>,
-    /// (server, tool) of each document.
-    docs: Vec<(u32, u32)>,
-    postings: HashMap<String, Vec<(u32, f32)>>,
-    by_id: HashMap<String, (u32, u32)>,
-    /// Tool names only one server has.
-    by_name: HashMap<String, Option<(u32, u32)>>,
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Field weights: name words, title, description and parameters, server.
-const WEIGHTS: [f32; 4] = [3.0, 1.5, 1.0, 0.6];
+/// The snapshots the gateway wrote in this session, loaded.
+#[derive(Debug, Default)]
+pub struct Rewrites {
+    /// Bumped at every rewrite.
+    generation: AtomicU64,
+    servers: Mutex<BTreeMap<String, Arc<ToolNamespace>>>,
+}
 
-impl ToolSet {
-    /// The tool servers of `catalog`'s roots.
-    pub fn of(catalog: &Catalog) -> ToolSet {
-        let mut by_name: BTreeMap<String, Arc<ToolNamespace>> = BTreeMap::new();
-        for path in toolcat::find_snapshots(catalog.roots(), SNAPSHOT_DEPTH) {
-            if let Ok((namespace, _)) = toolcat::load_namespace(&path) {
-                by_name
-                    .entry(namespace.name.clone())
-                    .or_insert_with(|| Arc::new(namespace));
-            }
-        }
-        ToolSet::new(by_name.into_values().collect())
+impl Rewrites {
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
-    /// Index `servers` (sorted by name).
-    pub fn new(servers: Vec<Arc<ToolNamespace>>) -> ToolSet {
-        let mut set = ToolSet {
-            servers,
-            ..ToolSet::default()
+    /// Load the snapshot just written to `path` (sanitised once, here)
+    /// and search it from now on. Returns its tool count. Blocks.
+    pub fn record(&self, path: &Path) -> Result<usize, String> {
+        let (namespace, _) =
+            crate::toolcat::load_namespace(path).map_err(|error| error.to_string())?;
+        let count = namespace.tools.len();
+        lock(&self.servers).insert(namespace.name.clone(), Arc::new(namespace));
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(count)
+    }
+
+    /// The rewritten servers `base` does not hold as they are now; those it
+    /// holds (the watcher loaded them) are forgotten.
+    fn pending(&self, base: &Catalog) -> Vec<Arc<ToolNamespace>> {
+        let mut servers = lock(&self.servers);
+        servers.retain(|name, server| {
+            base.tool_server(name)
+                .is_none_or(|loaded| loaded.tools != server.tools)
+        });
+        servers.values().cloned().collect()
+    }
+}
+
+/// The searchable tool catalog of one snapshot at one generation.
+type Cached = (Arc<Catalog>, u64, Arc<Searchable>);
+
+/// What the gateway searches: the view's searchable snapshot, or that
+/// snapshot with the rewritten servers laid over it (built once per
+/// snapshot and generation).
+#[derive(Default)]
+pub struct ToolCatalog {
+    pub rewrites: Arc<Rewrites>,
+    cached: Mutex<Option<Cached>>,
+}
+
+impl ToolCatalog {
+    /// The catalog to search for tools, given the view's `searchable`
+    /// (what `search_skills` searches). Cheap unless the gateway rewrote a
+    /// snapshot the watcher has not loaded yet.
+    pub fn of(
+        &self,
+        searchable: &Arc<Searchable>,
+        base: &Arc<Catalog>,
+        semantic: Option<&Arc<SemanticModel>>,
+    ) -> Arc<Searchable> {
+        if self.rewrites.generation() == 0 {
+            return Arc::clone(searchable);
+        }
+        let generation = self.rewrites.generation();
+        if let Some((seen, at, cached)) = lock(&self.cached).as_ref() {
+            if Arc::ptr_eq(seen, base) && *at == generation {
+                return Arc::clone(cached);
+            }
+        }
+        let pending = self.rewrites.pending(base);
+        let result = if pending.is_empty() {
+            Arc::clone(searchable)
+        } else {
+            let catalog = Arc::new(base.with_tool_servers(&pending));
+            Arc::new(match semantic {
+                Some(model) => Searchable::with_semantic(catalog, Arc::clone(model)),
+                None => Searchable::new(catalog),
+            })
         };
-        let mut frequencies: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
-        for (s, server) in set.servers.iter().enumerate() {
-            let server_text = format!("{} {}", server.name, server.description);
-            for (t, tool) in server.tools.iter().enumerate() {
-                let doc = set.docs.len() as u32;
-                set.docs.push((s as u32, t as u32));
-                set.by_id.insert(tool.id.clone(), (s as u32, t as u32));
-                set.by_name
-                    .entry(tool.name.clone())
-                    .and_modify(|e| *e = None)
-                    .or_insert(Some((s as u32, t as u32)));
-                let fields = [
-                    tool.name.clone(),
-                    tool.title.clone().unwrap_or_default(),
-                    format!("{} {}", tool.description, parameters(tool)),
-                    server_text.clone(),
-                ];
-                let mut weights: HashMap<String, f32> = HashMap::new();
-                for (field, text) in fields.iter().enumerate() {
-                    for word in words(text) {
-                        *weights.entry(word).or_default() += WEIGHTS[field];
-                    }
-                }
-                for (word, weight) in weights {
-                    // Saturate like BM25 (k1 = 1.2) so a repeated word
-                    // does not drown the others.
-                    let saturated = weight / (weight + 1.2);
-                    frequencies.entry(word).or_default().push((doc, saturated));
-                }
-            }
+        *lock(&self.cached) = Some((Arc::clone(base), generation, Arc::clone(&result)));
+        result
+    }
+}
+
+/// The tools found, best first, and what a weak answer means (the
+/// search's advice, worded for tools).
+pub type Found<'a> = (
+    Vec<(&'a ToolNamespace, &'a CatalogTool)>,
+    Option<&'static str>,
+);
+
+/// The best `limit` tools of `searchable` for `query`, best first: the
+/// tool the query names exactly (its id `server/tool`, or a tool name one
+/// server has) first, then the catalog search's ranking of kind `tool`.
+pub fn search_tools<'a>(searchable: &'a Searchable, query: &str, limit: usize) -> Found<'a> {
+    let catalog = searchable.catalog();
+    let mut out: Vec<(&ToolNamespace, &CatalogTool)> = Vec::with_capacity(limit);
+    if let Some(exact) = catalog.tool_entry(query) {
+        out.push(exact);
+    }
+    let options = SearchOptions {
+        limit,
+        kind: Some(EntryKind::Tool),
+    };
+    let results = searchable.search(query, &options);
+    // A tool named exactly is a sure answer whatever the ranking says.
+    let advice = if out.is_empty() {
+        crate::search::advice(&results, Some(EntryKind::Tool))
+    } else {
+        None
+    };
+    for hit in results.hits {
+        if out.len() >= limit {
+            break;
         }
-        set.postings = frequencies;
-        set
-    }
-
-    pub fn tool_count(&self) -> usize {
-        self.docs.len()
-    }
-
-    /// The tool `key` names: its id `server/tool`, or a tool name only one
-    /// server has.
-    pub fn get(&self, key: &str) -> Option<(&ToolNamespace, &CatalogTool)> {
-        let (s, t) = self
-            .by_id
-            .get(key)
-            .copied()
-            .or_else(|| self.by_name.get(key).copied().flatten())?;
-        let server = &self.servers[s as usize];
-        Some((server, &server.tools[t as usize]))
-    }
-
-    pub fn server(&self, name: &str) -> Option<&ToolNamespace> {
-        self.servers
-            .binary_search_by(|s| s.name.as_str().cmp(name))
-            .ok()
-            .map(|i| self.servers[i].as_ref())
-    }
-
-    /// The best `limit` tools for `query`, best first: an exact id or
-    /// unique tool name first, then by score (ties by id, so the order is
-    /// deterministic). Empty when no tool shares a word with the query.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<(&ToolNamespace, &CatalogTool)> {
-        let mut scores: HashMap<u32, f32> = HashMap::new();
-        let total = self.docs.len().max(1) as f32;
-        let mut seen = std::collections::HashSet::new();
-        for word in words(query) {
-            if !seen.insert(word.clone()) {
-                continue;
-            }
-            let Some(postings) = self.postings.get(&word) else {
-                continue;
-            };
-            let df = postings.len() as f32;
-            let idf = (1.0 + (total - df + 0.5) / (df + 0.5)).ln();
-            for &(doc, weight) in postings {
-                *scores.entry(doc).or_default() += idf * weight;
-            }
-        }
-        let exact = self.get(query.trim());
-        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
-        let id = |doc: u32| {
-            let (s, t) = self.docs[doc as usize];
-            self.servers[s as usize].tools[t as usize].id.as_str()
-        };
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0))));
-        let mut out: Vec<(&ToolNamespace, &CatalogTool)> = Vec::with_capacity(limit);
-        if let Some(hit) = exact {
-            out.push(hit);
-        }
-        for (doc, _) in ranked {
-            if out.len() >= limit {
-                break;
-            }
-            let (s, t) = self.docs[doc as usize];
-            let server = &self.servers[s as usize];
-            let tool = &server.tools[t as usize];
+        if let Some((server, tool)) = catalog.tool_at(hit.index) {
             if !out.iter().any(|(_, o)| o.id == tool.id) {
                 out.push((server, tool));
             }
         }
-        out.truncate(limit);
-        out
     }
-}
-
-/// The top-level parameter names and descriptions of a tool's schema.
-fn parameters(tool: &CatalogTool) -> String {
-    let mut text = String::new();
-    if let Some(properties) = tool
-        .input_schema
-        .get("properties")
-        .and_then(|p| p.as_object())
-    {
-        for (name, schema) in properties {
-            text.push_str(name);
-            text.push(' ');
-            if let Some(description) = schema.get("description").and_then(|d| d.as_str()) {
-                text.push_str(description);
-                text.push(' ');
-            }
-        }
-    }
-    text
-}
-
-/// Lower-cased words of `text`: identifiers split at `_`, `-`, `.`, `/`
-/// and case changes, a plural `s` dropped.
-fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    let flush = |current: &mut String, out: &mut Vec<String>| {
-        if !current.is_empty() {
-            let mut word = std::mem::take(current);
-            if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
-                word.pop();
-            }
-            out.push(word);
-        }
-    };
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            if c.is_uppercase() && previous_lower {
-                flush(&mut current, &mut out);
-            }
-            previous_lower = c.is_lowercase() || c.is_ascii_digit();
-            current.extend(c.to_lowercase());
-        } else {
-            previous_lower = false;
-            flush(&mut current, &mut out);
-        }
-    }
-    flush(&mut current, &mut out);
-    out
+    out.truncate(limit);
+    (out, advice)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn tool(server: &str, name: &str, description: &str) -> CatalogTool {
-        CatalogTool {
-            name: name.to_string(),
-            id: format!("{server}/{name}"),
-            title: None,
-            description: description.to_string(),
-            input_schema: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
-            annotations: None,
-            line: 1,
-            column: 1,
-        }
-    }
-
-    fn server(name: &str, tools: Vec<CatalogTool>) -> Arc<ToolNamespace> {
-        Arc::new(ToolNamespace {
-            name: name.to_string(),
-            path: format!("/{name}/mcp-tools.json").into(),
-            server_name: None,
-            title: None,
-            description: format!("The {name} server"),
-            instructions: None,
-            version: None,
-            tools,
-        })
+    fn snapshot(dir: &Path, server: &str, tools: &[(&str, &str)]) -> std::path::PathBuf {
+        let tools: Vec<serde_json::Value> = tools
+            .iter()
+            .map(|(name, description)| {
+                serde_json::json!({"name": name, "description": description,
+                    "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}})
+            })
+            .collect();
+        let path = dir.join(server).join(crate::toolcat::SNAPSHOT_FILE);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, serde_json::json!({ "tools": tools }).to_string()).unwrap();
+        path
     }
 
     #[test]
-    fn words_split_identifiers() {
-        assert_eq!(
-            words("createIssue list_pull-requests"),
-            ["create", "issue", "list", "pull", "request"]
+    fn the_catalog_search_ranks_tools_and_rewrites_show_at_once() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        snapshot(
+            root,
+            "calendar",
+            &[("create_event", "Add an event to a calendar")],
         );
-    }
-
-    #[test]
-    fn search_ranks_by_name_then_text_and_finds_exact_ids() {
-        let set = ToolSet::new(vec![
-            server(
-                "calendar",
-                vec![tool(
-                    "calendar",
-                    "create_event",
-                    "Add an event to a calendar",
-                )],
-            ),
-            server(
-                "github",
-                vec![
-                    tool("github", "create_issue", "Open a new issue in a repository"),
-                    tool("github", "list_issues", "List the issues of a repository"),
-                ],
-            ),
-        ]);
-        let ids = |query: &str| -> Vec<String> {
-            set.search(query, 8)
+        let github = snapshot(
+            root,
+            "github",
+            &[
+                ("create_issue", "Open a new issue in a repository"),
+                ("list_issues", "List the issues of a repository"),
+            ],
+        );
+        let base = Arc::new(crate::catalog::CatalogBuilder::new([root]).build().unwrap());
+        let searchable = Arc::new(Searchable::new(Arc::clone(&base)));
+        let tools = ToolCatalog::default();
+        let ids = |s: &Searchable, query: &str| -> Vec<String> {
+            search_tools(s, query, 8)
+                .0
                 .into_iter()
                 .map(|(_, t)| t.id.clone())
                 .collect()
         };
-        assert_eq!(ids("open an issue")[0], "github/create_issue");
-        assert_eq!(ids("calendar event")[0], "calendar/create_event");
-        assert_eq!(ids("github/list_issues")[0], "github/list_issues");
-        assert_eq!(ids("list_issues")[0], "github/list_issues");
-        assert!(ids("zebra quantum").is_empty());
-        assert_eq!(set.search("issue", 1).len(), 1);
-        assert_eq!(
-            set.get("create_event").map(|(_, t)| t.id.as_str()),
-            Some("calendar/create_event")
+        let now = tools.of(&searchable, &base, None);
+        assert!(
+            Arc::ptr_eq(&now, &searchable),
+            "nothing rewritten: the view's own"
         );
+        assert_eq!(ids(&now, "open an issue")[0], "github/create_issue");
+        assert_eq!(ids(&now, "calendar event")[0], "calendar/create_event");
+        assert_eq!(ids(&now, "github/list_issues")[0], "github/list_issues");
+        assert_eq!(ids(&now, "list_issues")[0], "github/list_issues");
+        assert!(ids(&now, "zebra quantum").is_empty());
+        assert_eq!(search_tools(&now, "issue", 1).0.len(), 1);
+        let (found, advice) = search_tools(&now, "zebra quantum", 8);
+        assert!(found.is_empty());
+        assert!(advice.unwrap().starts_with("No tool shares"), "{advice:?}");
+        // The gateway rewrites github's snapshot: searchable at once.
+        snapshot(
+            root,
+            "github",
+            &[
+                ("create_issue", "Open a new issue in a repository"),
+                ("polish_zebra", "Polish a zebra until it shines"),
+            ],
+        );
+        assert_eq!(tools.rewrites.record(&github).unwrap(), 2);
+        let now = tools.of(&searchable, &base, None);
+        assert_eq!(ids(&now, "polish a zebra")[0], "github/polish_zebra");
+        assert!(now.catalog().tool("github/list_issues").is_none());
+        assert!(now.catalog().tool("calendar/create_event").is_some());
+        assert!(
+            Arc::ptr_eq(&now, &tools.of(&searchable, &base, None)),
+            "kept"
+        );
+        // Once a snapshot holds the same tools, the rewrite is forgotten.
+        let reloaded = Arc::new(crate::catalog::CatalogBuilder::new([root]).build().unwrap());
+        let searchable = Arc::new(Searchable::new(Arc::clone(&reloaded)));
+        let now = tools.of(&searchable, &reloaded, None);
+        assert!(Arc::ptr_eq(&now, &searchable));
     }
 }

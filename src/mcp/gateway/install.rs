@@ -311,7 +311,7 @@ mod tests {
             error.to_string().contains("did you mean `pdf-tools`"),
             "{error}"
         );
-        let error = find_offered(&[], &installed, "pdf-tools").unwrap_err();
+        let error = find_offered(&[], &installed, "csv-tools").unwrap_err();
         assert!(matches!(error, InstallError::NoCollections), "{error}");
     }
 

@@ -19,20 +19,21 @@
 //! This module holds no rmcp server types: `server/gateway.rs` wires it
 //! into the handler.
 
+pub mod arguments;
 pub mod find;
 pub mod install;
 pub mod loaded;
 pub mod pool;
 
 use crate::catalog::Catalog;
+use crate::search::Searchable;
 use crate::toolcat::servers::ConfiguredServer;
 use crate::toolcat::{CatalogTool, ToolNamespace};
-use find::ToolSet;
+use find::ToolCatalog;
 use loaded::Loaded;
 use pool::Pool;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -53,20 +54,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A tool set with the snapshot and generation it was read at.
-type CachedSet = (Arc<Catalog>, u64, Arc<ToolSet>);
-
 /// The gateway of one session.
 pub struct Gateway {
     pub pool: Pool,
-    /// Bumped when a snapshot is rewritten (an upstream's tools changed).
-    generation: Arc<AtomicU64>,
-    /// The tool set of the last catalog snapshot seen, at a generation.
-    tools: Mutex<Option<CachedSet>>,
+    /// What `tool_search` searches: the catalog's tools, with the
+    /// snapshots this gateway rewrote laid over them.
+    pub tools: ToolCatalog,
     pub loaded: Mutex<Loaded>,
-    /// `tool_search` and `call_tool` as first listed (None: no tools and
-    /// no servers then, so they are not offered).
-    definitions: OnceLock<Option<Vec<Value>>>,
+    /// `tool_search`, `call_tool` and `request_install` as first listed;
+    /// unset while there are neither tools nor servers (they are not
+    /// offered then, and are appended once a tool catalog appears).
+    definitions: OnceLock<Vec<Value>>,
+    /// Set when a tool list went out without them: once they appear, the
+    /// clients must hear of it (see [`Gateway::appears_with`]).
+    listed_without: std::sync::atomic::AtomicBool,
     /// Servers configured with `enabled: false`, by name: what
     /// `request_install {type: mcp_server, action: enable}` may enable.
     disabled: Mutex<BTreeMap<String, ConfiguredServer>>,
@@ -103,13 +104,13 @@ impl Gateway {
                 (server.name, command)
             })
             .collect();
-        let generation = Arc::new(AtomicU64::new(0));
+        let tools = ToolCatalog::default();
         Gateway {
-            pool: Pool::new(servers, log, Arc::clone(&generation)),
-            generation,
-            tools: Mutex::new(None),
+            pool: Pool::new(servers, log, Arc::clone(&tools.rewrites)),
+            tools,
             loaded: Mutex::new(Loaded::default()),
             definitions: OnceLock::new(),
+            listed_without: std::sync::atomic::AtomicBool::new(false),
             disabled: Mutex::new(disabled.into_iter().map(|s| (s.name.clone(), s)).collect()),
             offered: settings
                 .map(|s| crate::config::available_servers(&s.files))
@@ -168,7 +169,7 @@ impl Gateway {
     }
 
     /// List `command`'s tools and write its snapshot to `path` (as `tools
-    /// sync` does), so that search finds them. Blocks.
+    /// sync` does), so that search finds them at once. Blocks.
     pub fn sync_snapshot(
         &self,
         command: &crate::mcp::upstream::UpstreamCommand,
@@ -177,39 +178,38 @@ impl Gateway {
         let listing = crate::mcp::upstream::list_tools(command).map_err(|f| f.message)?;
         let bytes = crate::toolcat::snapshot_bytes(Some(&listing.server), &listing.tools);
         crate::toolcat::write_atomically(path, &bytes).map_err(|e| e.to_string())?;
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        Ok(listing.tools.len())
+        self.tools.rewrites.record(path)
     }
 
-    /// The tool set of `catalog` (read from disk once per snapshot and
-    /// per rewritten upstream snapshot). Blocks: call it off the protocol
-    /// thread.
-    pub fn tool_set(&self, catalog: &Arc<Catalog>) -> Arc<ToolSet> {
-        let generation = self.generation.load(Ordering::SeqCst);
-        if let Some((seen, at, set)) = lock(&self.tools).as_ref() {
-            if Arc::ptr_eq(seen, catalog) && *at == generation {
-                return Arc::clone(set);
-            }
+    /// `tool_search`, `call_tool` and `request_install`, frozen the first
+    /// time they are listed; `None` while there are neither tools nor
+    /// servers.
+    pub fn definitions(&self, catalog: &Catalog) -> Option<&[Value]> {
+        if let Some(listed) = self.definitions.get() {
+            return Some(listed);
         }
-        let set = Arc::new(ToolSet::of(catalog));
-        *lock(&self.tools) = Some((Arc::clone(catalog), generation, Arc::clone(&set)));
-        set
+        if catalog.tool_count() == 0 && self.pool.is_empty() {
+            self.listed_without
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            return None;
+        }
+        Some(self.definitions.get_or_init(|| {
+            vec![
+                search_definition(catalog, &self.pool),
+                call_definition(),
+                install_definition(),
+            ]
+        }))
     }
 
-    /// `tool_search` and `call_tool`, frozen the first time they are
-    /// listed; `None` when there are neither tools nor servers.
-    pub fn definitions(&self, set: &ToolSet) -> Option<&[Value]> {
-        self.definitions
-            .get_or_init(|| {
-                (set.tool_count() > 0 || !self.pool.is_empty()).then(|| {
-                    vec![
-                        search_definition(set, &self.pool),
-                        call_definition(),
-                        install_definition(),
-                    ]
-                })
-            })
-            .as_deref()
+    /// True (once) when the gateway's tools are offered with `catalog`
+    /// but a tool list without them went out before: the clients must be
+    /// told the list grew (even when one of them already listed again).
+    pub fn appears_with(&self, catalog: &Catalog) -> bool {
+        self.definitions(catalog).is_some()
+            && self
+                .listed_without
+                .swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Run `tool_search`: find, load what is new, and answer. `reserved`
@@ -217,7 +217,7 @@ impl Gateway {
     /// whether the tool list grew.
     pub fn search(
         &self,
-        set: &ToolSet,
+        searchable: &Searchable,
         arguments: &Map<String, Value>,
         reserved: &dyn Fn(&str) -> bool,
     ) -> Result<(Value, bool), GatewayArgumentError> {
@@ -250,7 +250,7 @@ impl Gateway {
                 )))
             }
         };
-        let hits = set.search(&query, limit);
+        let (hits, advice) = find::search_tools(searchable, &query, limit);
         let mut loaded = lock(&self.loaded);
         let mut grew = false;
         let mut tools = Vec::with_capacity(hits.len());
@@ -285,8 +285,16 @@ impl Gateway {
             "tools": tools,
             "loaded": names,
         });
+        if let Some(advice) = advice {
+            answer["advice"] = json!(advice);
+        }
         if tools_is_empty(&answer) {
-            let servers: Vec<&str> = set.servers.iter().map(|s| s.name.as_str()).collect();
+            let servers: Vec<&str> = searchable
+                .catalog()
+                .tool_servers()
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect();
             answer["note"] = json!(if servers.is_empty() {
                 "no tool catalog is available: no MCP server has a snapshot (`skilldex tools sync` writes them)".to_string()
             } else {
@@ -302,7 +310,7 @@ impl Gateway {
     /// Whether the gateway is offered: servers are configured, or the
     /// first `tools/list` found tools.
     pub fn is_on(&self) -> bool {
-        !self.pool.is_empty() || self.definitions.get().is_some_and(Option::is_some)
+        !self.pool.is_empty() || self.definitions.get().is_some()
     }
 
     /// The loaded tools, as the resource shows them.
@@ -344,11 +352,11 @@ pub fn definition(_server: &ToolNamespace, tool: &CatalogTool) -> Value {
     definition
 }
 
-fn search_definition(set: &ToolSet, pool: &Pool) -> Value {
+fn search_definition(catalog: &Catalog, pool: &Pool) -> Value {
     let mut servers = String::new();
     let mut left = 0;
     let mut named: Vec<&str> = Vec::new();
-    for server in &set.servers {
+    for server in catalog.tool_servers() {
         named.push(&server.name);
         let line = format!(
             "\n- {} ({}): {}",

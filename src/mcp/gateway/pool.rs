@@ -37,7 +37,6 @@ use rmcp::{ClientHandler, Peer, ServiceError, ServiceExt};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -60,7 +59,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Pool {
     upstreams: std::sync::RwLock<BTreeMap<String, Arc<Upstream>>>,
     log: Log,
-    generation: Arc<AtomicU64>,
+    rewrites: Arc<super::find::Rewrites>,
 }
 
 /// What a proxied call carries from the client's request.
@@ -75,16 +74,17 @@ pub struct Through {
 
 impl Pool {
     /// `servers`: each name with how to start it, or why it cannot be.
-    /// `generation` is bumped whenever a snapshot is rewritten.
+    /// Every snapshot a server's `tools/list_changed` rewrites is recorded
+    /// in `rewrites` (searchable at once).
     pub fn new(
         servers: Vec<(String, Result<UpstreamCommand, String>)>,
         log: Log,
-        generation: Arc<AtomicU64>,
+        rewrites: Arc<super::find::Rewrites>,
     ) -> Pool {
         let pool = Pool {
             upstreams: std::sync::RwLock::default(),
             log,
-            generation,
+            rewrites,
         };
         for (name, command) in servers {
             pool.add(name, command);
@@ -101,7 +101,7 @@ impl Pool {
             snapshot: Mutex::default(),
             command: command.as_ref().ok().cloned(),
             log: Arc::clone(&self.log),
-            generation: Arc::clone(&self.generation),
+            rewrites: Arc::clone(&self.rewrites),
         });
         let upstream = Upstream {
             command,
@@ -195,7 +195,7 @@ struct Shared {
     snapshot: Mutex<Option<PathBuf>>,
     command: Option<UpstreamCommand>,
     log: Log,
-    generation: Arc<AtomicU64>,
+    rewrites: Arc<super::find::Rewrites>,
 }
 
 impl Shared {
@@ -532,7 +532,15 @@ async fn refresh(shared: Arc<Shared>, peer: Peer<RoleClient>) {
     }
     match crate::toolcat::write_atomically(&path, &bytes) {
         Ok(()) => {
-            shared.generation.fetch_add(1, Ordering::SeqCst);
+            let rewrites = Arc::clone(&shared.rewrites);
+            let written = path.clone();
+            let recorded = tokio::task::spawn_blocking(move || rewrites.record(&written)).await;
+            if let Ok(Err(error)) = recorded {
+                (shared.log)(&format!(
+                    "MCP server `{name}` changed its tools, but {} does not load: {error}",
+                    path.display()
+                ));
+            }
             (shared.log)(&format!(
                 "MCP server `{name}` changed its tools: {} rewritten ({} tools)",
                 path.display(),

@@ -5,7 +5,8 @@
 //! resource of loaded names.
 
 use super::{SkilldexServer, View};
-use crate::mcp::gateway::{self, find::ToolSet, pool::Through};
+use crate::mcp::gateway::{self, pool::Through};
+use crate::search::Searchable;
 use crate::tools;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Resource,
@@ -17,25 +18,26 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 impl SkilldexServer {
-    /// The tool set of the view's snapshot, read off the protocol thread.
-    pub(super) async fn tool_set(&self, view: &View) -> Result<Arc<ToolSet>, McpError> {
-        let gateway = Arc::clone(&self.inner.gateway);
-        let catalog = Arc::clone(&view.catalog);
-        tokio::task::spawn_blocking(move || gateway.tool_set(&catalog))
-            .await
-            .map_err(|e| {
-                McpError::internal_error(format!("loading the tool catalog failed: {e}"), None)
-            })
+    /// What `tool_search` searches for this view: its own searchable
+    /// snapshot, or that snapshot with the gateway's rewritten snapshots
+    /// laid over it. Cheap (no schema is read) unless a rewrite is
+    /// pending.
+    pub(super) fn tool_set(&self, view: &View) -> Arc<Searchable> {
+        self.inner.gateway.tools.of(
+            &view.searchable,
+            &view.catalog,
+            self.inner.semantic.as_ref(),
+        )
     }
 
     /// What the gateway adds to `tools/list`: `tool_search` and
     /// `call_tool` (when there are tools or servers), then every loaded
     /// tool in load order, each as it was first listed.
     pub(super) async fn gateway_tools(&self, view: &View) -> Result<Vec<Tool>, McpError> {
-        let set = self.tool_set(view).await?;
+        let set = self.tool_set(view);
         let gateway = &self.inner.gateway;
         let mut listed = Vec::new();
-        for definition in gateway.definitions(&set).unwrap_or_default() {
+        for definition in gateway.definitions(set.catalog()).unwrap_or_default() {
             listed.push(tool_of(definition)?);
         }
         let loaded = gateway::lock_loaded(gateway);
@@ -65,11 +67,18 @@ impl SkilldexServer {
                 let entry = gateway::lock_loaded(&self.inner.gateway)
                     .by_name(name)
                     .cloned()?;
-                let set = match self.tool_set(view).await {
-                    Ok(set) => set,
-                    Err(error) => return Some(Err(error)),
-                };
-                let snapshot = set.server(&entry.server).map(|s| s.path.clone());
+                let set = self.tool_set(view);
+                let snapshot = set
+                    .catalog()
+                    .tool_server(&entry.server)
+                    .map(|s| s.path.clone());
+                // Fitted to the schema the tool was loaded with: that is
+                // what the model sees.
+                let fitted = gateway::arguments::fit(
+                    &entry.name,
+                    &entry.definition["inputSchema"],
+                    request.arguments.clone(),
+                );
                 let result = self
                     .inner
                     .gateway
@@ -77,11 +86,12 @@ impl SkilldexServer {
                     .call(
                         &entry.server,
                         &entry.tool,
-                        request.arguments.clone(),
+                        fitted.arguments,
                         snapshot,
                         through(context),
                     )
                     .await;
+                let result = with_note(result, fitted.note);
                 Some(Ok(result.into()))
             }
         }
@@ -93,14 +103,16 @@ impl SkilldexServer {
         context: &RequestContext<RoleServer>,
         view: &View,
     ) -> Result<CallToolResponse, McpError> {
-        let set = self.tool_set(view).await?;
-        let reserved = |name: &str| {
-            tools::definitions().iter().any(|d| d.name == name)
-                || name == gateway::TOOL_SEARCH
-                || name == gateway::CALL_TOOL
-                || name == gateway::REQUEST_INSTALL
-        };
-        let (answer, grew) = match self.inner.gateway.search(&set, arguments, &reserved) {
+        let set = self.tool_set(view);
+        let gateway = Arc::clone(&self.inner.gateway);
+        let arguments = arguments.clone();
+        // Off the protocol thread: the first search of a snapshot builds
+        // its index.
+        let found =
+            tokio::task::spawn_blocking(move || gateway.search(&set, &arguments, &reserved_name))
+                .await
+                .map_err(|e| McpError::internal_error(format!("tool_search failed: {e}"), None))?;
+        let (answer, grew) = match found {
             Ok(found) => found,
             Err(error) => return Ok(text_result(error.to_string(), true).into()),
         };
@@ -120,27 +132,30 @@ impl SkilldexServer {
             Ok(parsed) => parsed,
             Err(error) => return Ok(text_result(error.to_string(), true).into()),
         };
-        let set = self.tool_set(view).await?;
+        let set = self.tool_set(view);
+        let catalog = set.catalog();
         // A loaded tool's callable name works too.
         let loaded = gateway::lock_loaded(&self.inner.gateway)
             .by_name(&key)
             .cloned();
-        let (server, tool, snapshot) = match (set.get(&key), loaded) {
+        let (server, tool, snapshot, schema) = match (catalog.tool_entry(&key), loaded) {
             (Some((server, tool)), _) => (
                 server.name.clone(),
                 tool.name.clone(),
                 Some(server.path.clone()),
+                tool.input_schema.clone(),
             ),
             (None, Some(entry)) => (
                 entry.server.clone(),
                 entry.tool.clone(),
-                set.server(&entry.server).map(|s| s.path.clone()),
+                catalog.tool_server(&entry.server).map(|s| s.path.clone()),
+                entry.definition["inputSchema"].clone(),
             ),
             (None, None) => {
-                let near: Vec<String> = set
-                    .search(&key, 3)
+                let near: Vec<String> = catalog
+                    .similar_tools(&key, 3)
                     .into_iter()
-                    .map(|(_, t)| format!("`{}`", t.id))
+                    .map(|id| format!("`{id}`"))
                     .collect();
                 let hint = if near.is_empty() {
                     " — find tools with `tool_search`".to_string()
@@ -155,13 +170,14 @@ impl SkilldexServer {
                 );
             }
         };
+        let fitted = gateway::arguments::fit(&format!("{server}/{tool}"), &schema, inner);
         let result = self
             .inner
             .gateway
             .pool
-            .call(&server, &tool, inner, snapshot, through(context))
+            .call(&server, &tool, fitted.arguments, snapshot, through(context))
             .await;
-        Ok(result.into())
+        Ok(with_note(result, fitted.note).into())
     }
 
     /// The loaded-tools resource, listed after the directory when the
@@ -183,6 +199,14 @@ impl SkilldexServer {
     }
 }
 
+/// Names never given to a loaded tool: skilldex's own tools.
+fn reserved_name(name: &str) -> bool {
+    tools::definitions().iter().any(|d| d.name == name)
+        || name == gateway::TOOL_SEARCH
+        || name == gateway::CALL_TOOL
+        || name == gateway::REQUEST_INSTALL
+}
+
 /// What a proxied call carries from the client's request.
 fn through(context: &RequestContext<RoleServer>) -> Through {
     let cancel = context.ct.clone();
@@ -191,6 +215,14 @@ fn through(context: &RequestContext<RoleServer>) -> Through {
         progress_token: context.meta.get_progress_token(),
         cancelled: Box::pin(async move { cancel.cancelled().await }),
     }
+}
+
+/// `result` with `note` (about ignored arguments) as a last text block.
+fn with_note(mut result: CallToolResult, note: Option<String>) -> CallToolResult {
+    if let Some(note) = note {
+        result.content.push(ContentBlock::text(note));
+    }
+    result
 }
 
 fn text_result(text: String, is_error: bool) -> CallToolResult {

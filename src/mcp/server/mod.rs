@@ -39,9 +39,12 @@ struct View {
     instructions: String,
     /// The full directory, rendered on first read.
     directory: OnceLock<String>,
+    /// `skill://index.json` of this snapshot, made on first read (it
+    /// reads and hashes every `SKILL.md`).
+    discovery: OnceLock<String>,
     /// The snapshot with its search index beside it (built on the first
     /// search).
-    searchable: crate::search::Searchable,
+    searchable: Arc<crate::search::Searchable>,
     /// The catalog with its disabled skills enabled (None when none is
     /// disabled), so that a search can name the disabled ones that match.
     everything: OnceLock<Option<crate::search::Searchable>>,
@@ -148,17 +151,18 @@ impl SkilldexServer {
         }
         let instructions = self.instructions(&catalog);
         let view = Arc::new(View {
-            searchable: match &self.inner.semantic {
+            searchable: Arc::new(match &self.inner.semantic {
                 Some(model) => crate::search::Searchable::with_semantic(
                     Arc::clone(&catalog),
                     Arc::clone(model),
                 ),
                 None => crate::search::Searchable::new(Arc::clone(&catalog)),
-            },
+            }),
             catalog,
             index,
             instructions,
             directory: OnceLock::new(),
+            discovery: OnceLock::new(),
             everything: OnceLock::new(),
         });
         state.base = Some(base);
@@ -174,10 +178,8 @@ impl SkilldexServer {
     /// first use, and kept with the snapshot).
     fn warm_search(&self) {
         let view = self.view();
+        // Tools are in it too: `tool_search` searches this index.
         let _ = view.searchable.index();
-        // The gateway's tool set too: reading and indexing 10,000 tools
-        // takes half a second, which the first tools/list should not wait.
-        let _ = self.inner.gateway.tool_set(&view.catalog);
         // The semantic mode: this snapshot's vectors (only changed skills
         // are embedded; the rest come from the model's cache).
         match view.searchable.semantic_index() {

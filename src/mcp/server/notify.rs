@@ -70,6 +70,18 @@ impl SkilldexServer {
             ));
         }
         self.notify_changed(Some(peer)).await;
+        // A tool catalog appeared in a session that had none: the
+        // gateway's tools are appended to the tool list.
+        if self
+            .inner
+            .gateway
+            .appears_with(self.tool_set(&view).catalog())
+        {
+            self.log(
+                "tool catalogs appeared: tool_search, call_tool and request_install are offered",
+            );
+            self.notify_tools_changed(Some(peer)).await;
+        }
     }
 
     pub(super) fn subscription_filter(

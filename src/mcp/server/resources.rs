@@ -109,10 +109,15 @@ impl SkilldexServer {
                 .into());
             }
             if uri == crate::mcp::discovery::INDEX_URI {
-                let text = crate::mcp::discovery::index_json(&view.catalog, &view.index);
-                return Ok(ReadResourceResult::new(vec![
-                    ResourceContents::text(text, uri).with_mime_type("application/json")
-                ])
+                // Once per snapshot: it reads and hashes every SKILL.md.
+                let text = view
+                    .discovery
+                    .get_or_init(|| crate::mcp::discovery::index_json(&view.catalog, &view.index));
+                return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    text.clone(),
+                    uri,
+                )
+                .with_mime_type("application/json")])
                 .into());
             }
             let not_found = |why: String| McpError::resource_not_found(why, None);

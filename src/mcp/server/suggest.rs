@@ -152,8 +152,8 @@ impl SkilldexServer {
         notes: &mut Vec<String>,
     ) -> Result<(), McpError> {
         let gateway = Arc::clone(&self.inner.gateway);
-        let set = self.tool_set(view).await?;
-        match (set.server(name), command) {
+        let set = self.tool_set(view);
+        match (set.catalog().tool_server(name), command) {
             (Some(server), _) => answer["tools"] = json!(server.tools.len()),
             (None, Ok(command)) => match view.catalog.roots().first().cloned() {
                 Some(root) => {

@@ -112,14 +112,20 @@ pub fn read_file(
     };
     let (opened, folder) = crate::query::read::open_file(catalog.root_of(skill), skill, &file_name)
         .map_err(|e| e.to_string())?;
-    if DisabledInside::new(catalog, skill)
-        .owner_of(&opened.real_path(&folder))
-        .is_some()
-    {
-        return Err(format!(
-            "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
-            skill.id
-        ));
+    match DisabledInside::new(catalog, skill).refusal(&opened.real_path(&folder)) {
+        Some(crate::query::read::NestedRefusal::Disabled(_)) => {
+            return Err(format!(
+                "{uri} belongs to a skill nested in `{}` that is disabled by configuration",
+                skill.id
+            ))
+        }
+        Some(crate::query::read::NestedRefusal::NotLoaded(_)) => {
+            return Err(format!(
+                "{uri} belongs to a skill nested in `{}` whose skill file did not load — the catalog's diagnostics say why",
+                skill.id
+            ))
+        }
+        None => {}
     }
     // Sized on the open file, before a byte is read.
     if opened.len > MAX_BYTES {

@@ -74,6 +74,7 @@ pub(super) fn run(
         stop: AtomicBool::new(false),
         state: Mutex::new(State { head: 0, slots }),
         turn: Condvar::new(),
+        unreadable: Mutex::new(Vec::new()),
     };
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -84,7 +85,17 @@ pub(super) fn run(
         shared.stop.store(true, Ordering::Relaxed);
         shared.turn.notify_all();
         answered
-    })
+    })?;
+    // Files that could not be opened, named after the answer (the scan's
+    // search names those it met before it).
+    let mut unreadable =
+        std::mem::take(&mut *shared.unreadable.lock().unwrap_or_else(|e| e.into_inner()));
+    unreadable.sort();
+    for (i, error) in unreadable {
+        let (skill, path) = &names[i];
+        emitter.unreadable(skill, path, &error)?;
+    }
+    Ok(())
 }
 
 /// What a job has handed on.
@@ -118,6 +129,8 @@ struct Shared<'a> {
     /// Signalled when a chunk is handed on or read, a file is finished,
     /// or the answer stops.
     turn: Condvar,
+    /// Jobs whose file could not be opened, with why.
+    unreadable: Mutex<Vec<(usize, String)>>,
 }
 
 struct State {
@@ -182,7 +195,14 @@ impl Shared<'_> {
                 lines.held() < FLUSH || self.hand_on(i, lines)
             });
             let searched =
-                super::search_file(&mut searcher, matcher, request, path, relative, &mut sink);
+                super::search_file(&mut searcher, matcher, request, path, relative, &mut sink)
+                    .unwrap_or_else(|error| {
+                        self.unreadable
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((i, error.to_string()));
+                        false
+                    });
             let lines = sink.lines;
             let mut state = self.lock();
             let slot = &mut state.slots[i];

@@ -30,8 +30,10 @@ pub trait GrepSink {
     fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()>;
 
     /// A file of skill `skill` that could not be read, so was not searched
-    /// (`error` says why). Called before the answer's lines; by default
-    /// the file is only counted in `GrepSummary::unreadable`.
+    /// (`error` says why). Called before the answer's lines for what the
+    /// scan met, after them for a file that failed when opened for the
+    /// answer; by default the file is only counted in
+    /// `GrepSummary::unreadable`.
     fn unreadable(&mut self, skill: &str, path: &str, error: &str) -> std::io::Result<()> {
         let _ = (skill, path, error);
         Ok(())
@@ -241,6 +243,17 @@ impl<'s> Emitter<'s> {
 
     pub(super) fn summary(&self) -> GrepSummary {
         self.summary
+    }
+
+    /// A file that could not be opened, so was not searched.
+    pub(super) fn unreadable(
+        &mut self,
+        skill: &str,
+        path: &str,
+        error: &str,
+    ) -> std::io::Result<()> {
+        self.summary.unreadable += 1;
+        self.sink.unreadable(skill, path, error)
     }
 
     fn at_cap(&self) -> bool {

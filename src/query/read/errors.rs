@@ -68,6 +68,12 @@ pub enum ReadError {
         path: String,
         file: PathBuf,
     },
+    #[error("`{path}` in skill `{skill}` is a symlink into the folder of a nested skill whose file {} did not load, so it is not part of `{skill}` — `skilldex lint` says why", .file.display())]
+    LinkIntoNotLoaded {
+        skill: String,
+        path: String,
+        file: PathBuf,
+    },
     #[error(
         "skill `{name}` did not load: {}:{}:{}: {} (`skilldex lint` lists every problem)",
         crate::model::printable(&.diagnostic.path.to_string_lossy()),

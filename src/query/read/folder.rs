@@ -199,65 +199,103 @@ pub(super) fn nested_owner<'a>(
     }
 }
 
-/// The real folders of the disabled skills nested in one skill: what a
-/// symlink inside that skill must never lead into. Built once per skill;
-/// with nothing disabled it checks nothing.
+/// The nested skills of one skill that a symlink inside it must never lead
+/// into: those disabled, and skill files below it that did not load (a
+/// broken one, one the scan left out). Every file belongs to its nearest
+/// skill, so a link to such a file is judged as that file is when asked for
+/// by its own path. Built once per skill; with no nested skill file it
+/// checks nothing.
 pub struct DisabledInside {
-    /// (real folder, id), deepest first.
+    /// The skill's real folder (`None`: it could not be resolved).
+    real_dir: Option<PathBuf>,
+    /// (real folder, id) of the disabled nested skills.
     folders: Vec<(PathBuf, String)>,
+    /// Real folders of the enabled nested skills: their files are theirs.
+    enabled: Vec<PathBuf>,
+}
+
+/// Why a link inside a skill may not lead to a file (`DisabledInside`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NestedRefusal<'a> {
+    /// The file is in the folder of this disabled skill (its id).
+    Disabled(&'a str),
+    /// The file belongs to the skill file in this (real) folder, which did
+    /// not load.
+    NotLoaded(PathBuf),
 }
 
 impl DisabledInside {
     pub fn new(catalog: &Catalog, skill: &Skill) -> Self {
-        let all = catalog.disabled_real_folders();
+        let real_dir = skill.dir().canonicalize().ok();
         let mut folders = Vec::new();
-        if !all.is_empty() {
-            if let Ok(real_dir) = skill.dir().canonicalize() {
-                folders = all
-                    .iter()
-                    .filter(|(f, _)| *f != real_dir && f.starts_with(&real_dir))
-                    .cloned()
-                    .collect();
-                folders.sort_by_key(|(f, _)| std::cmp::Reverse(f.components().count()));
-            }
+        let mut enabled = Vec::new();
+        if let Some(real_dir) = &real_dir {
+            folders = catalog
+                .disabled_real_folders()
+                .iter()
+                .filter(|(f, _)| f != real_dir && f.starts_with(real_dir))
+                .cloned()
+                .collect();
+            enabled = catalog
+                .skills()
+                .iter()
+                .filter(|s| s.dir() != skill.dir() && s.dir().starts_with(skill.dir()))
+                .filter_map(|s| s.dir().canonicalize().ok())
+                .collect();
         }
-        DisabledInside { folders }
+        DisabledInside {
+            real_dir,
+            folders,
+            enabled,
+        }
     }
 
-    /// The id of the disabled skill that owns `real` (a real path): one of
-    /// these folders holds it, and no enabled skill folder lies between.
-    pub fn owner_of(&self, real: &Path) -> Option<&str> {
-        let (folder, id) = self.folders.iter().find(|(f, _)| real.starts_with(f))?;
+    /// Why the file (or folder) at `real`, a real path, may not be served
+    /// as part of this skill: the nearest folder between it and the skill's
+    /// own that holds a skill file is a disabled skill's, or one whose
+    /// skill file did not load. `None` when it is the skill's own, or an
+    /// enabled nested skill's.
+    pub fn refusal(&self, real: &Path) -> Option<NestedRefusal<'_>> {
+        let real_dir = self.real_dir.as_deref()?;
         let mut dir = if real.is_dir() {
             Some(real)
         } else {
             real.parent()
         };
         while let Some(d) = dir {
-            if d == folder {
-                return Some(id);
+            if d == real_dir || !d.starts_with(real_dir) {
+                return None;
+            }
+            if let Some((_, id)) = self.folders.iter().find(|(f, _)| f == d) {
+                return Some(NestedRefusal::Disabled(id));
             }
             let holds_skill = crate::scan::SKILL_FILE_NAMES
                 .iter()
                 .any(|n| d.join(n).is_file());
             if holds_skill {
-                // The nearest skill: disabled too, or one that owns it.
-                return self
-                    .folders
-                    .iter()
-                    .find(|(f, _)| f == d)
-                    .map(|(_, id)| id.as_str());
+                return if self.enabled.iter().any(|f| f == d) {
+                    None
+                } else {
+                    Some(NestedRefusal::NotLoaded(d.to_path_buf()))
+                };
             }
-            dir = d.parent().filter(|p| p.starts_with(folder));
+            dir = d.parent();
         }
-        Some(id)
+        None
+    }
+
+    /// The nested skill that keeps `real` (a real path) from being served
+    /// as part of this skill, named: a disabled skill's id, or the folder of
+    /// a skill file that did not load. See `refusal`.
+    pub fn owner_of(&self, real: &Path) -> Option<String> {
+        match self.refusal(real)? {
+            NestedRefusal::Disabled(id) => Some(id.to_string()),
+            NestedRefusal::NotLoaded(folder) => Some(folder.to_string_lossy().into_owned()),
+        }
     }
 
     /// `owner_of` for a path that may go through symlinks.
-    pub fn owner_of_path(&self, path: &Path) -> Option<&str> {
-        if self.folders.is_empty() {
-            return None;
-        }
+    pub fn owner_of_path(&self, path: &Path) -> Option<String> {
         self.owner_of(&path.canonicalize().ok()?)
     }
 }

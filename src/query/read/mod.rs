@@ -38,7 +38,7 @@ use sections::line_text;
 use sections::section_range;
 
 pub use errors::{unreadable_text, NamespacePart, ReadError};
-pub use folder::{open_file, resolve_file, skill_files, DisabledInside};
+pub use folder::{open_file, resolve_file, skill_files, DisabledInside, NestedRefusal};
 pub(crate) use targets::unreadable_folder;
 pub use targets::{
     is_blank_target, locate_path, resolve_name, resolve_target, unknown_name, PathTarget,
@@ -234,10 +234,25 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     };
     let (opened, folder) = open_file(catalog.root_of(skill), skill, &relative)?;
     let file = skill.dir().join(&opened.real);
-    if let Some(id) = DisabledInside::new(catalog, skill).owner_of(&opened.real_path(&folder)) {
-        return Err(ReadError::Disabled {
-            name: id.to_string(),
-        });
+    match DisabledInside::new(catalog, skill).refusal(&opened.real_path(&folder)) {
+        Some(NestedRefusal::Disabled(id)) => {
+            return Err(ReadError::Disabled {
+                name: id.to_string(),
+            })
+        }
+        Some(NestedRefusal::NotLoaded(real_folder)) => {
+            let file = crate::scan::SKILL_FILE_NAMES
+                .iter()
+                .map(|n| real_folder.join(n))
+                .find(|f| f.is_file())
+                .unwrap_or(real_folder);
+            return Err(ReadError::LinkIntoNotLoaded {
+                skill: skill.id.clone(),
+                path: relative,
+                file,
+            });
+        }
+        None => {}
     }
     let size = opened.len;
     if size > MAX_READ_BYTES {

@@ -323,6 +323,11 @@ impl Raw {
         (status, took, stderr)
     }
 
+    /// The server's process id (to read its memory use).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         writeln!(stdin, "{line}").expect("the server reads stdin");
