@@ -77,6 +77,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let mut model = SemanticModel::load(&model_dir, None)?;
     println!("model loaded in {:.0} ms", ms(started.elapsed()));
+    // Lexical search, no model: the path every search without one takes.
+    let index = skilldex::search::SearchIndex::build(&catalog);
+    let options = skilldex::search::SearchOptions::skills(8);
+    let mut lexical = Vec::new();
+    for round in 0..rounds.max(2) * 5 {
+        for query in QUERIES {
+            let started = Instant::now();
+            std::hint::black_box(index.search(&catalog, query, &options));
+            if round > 0 {
+                lexical.push(started.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+    }
+    println!(
+        "lexical search (no model): p50 {:.0} µs, p90 {:.0} µs",
+        percentile(&mut lexical, 0.5),
+        percentile(&mut lexical, 0.9)
+    );
     let default_plan = model.embedder().plan();
     println!("default plan: {default_plan:?}");
 
@@ -93,9 +111,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); query_plans.len()];
+    let mut cpu = vec![0.0f64; query_plans.len()];
     for round in 0..rounds {
         for (p, (_, plan)) in query_plans.iter().enumerate() {
             model.embedder_mut().set_plan(*plan)?;
+            let cpu_started = cpu_seconds();
             for query in QUERIES {
                 let started = Instant::now();
                 model.query_vector(query)?;
@@ -103,14 +123,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     times[p].push(ms(started.elapsed()));
                 }
             }
+            if round > 0 {
+                cpu[p] += cpu_seconds() - cpu_started;
+            }
         }
     }
     model.embedder_mut().set_plan(default_plan)?;
-    for ((label, _), t) in query_plans.iter().zip(&mut times) {
+    for (((label, _), t), cpu) in query_plans.iter().zip(&mut times).zip(&cpu) {
         println!(
-            "query embedding ({label}): p50 {:.2} ms, p90 {:.2} ms over {} queries",
+            "query embedding ({label}): p50 {:.2} ms, p90 {:.2} ms, {:.2} ms of CPU on average, over {} queries",
             percentile(t, 0.5),
             percentile(t, 0.9),
+            cpu * 1e3 / t.len().max(1) as f64,
             t.len()
         );
     }
@@ -127,18 +151,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     if !plans.is_empty() {
+        // Plans take turns on the same slices of the sample, so a change
+        // of the machine's load falls on all of them alike.
+        let plans: Vec<EmbedPlan> = plans
+            .iter()
+            .map(|p| parse_plan(p, default_plan))
+            .collect::<Result<_, _>>()?;
         let sample: Vec<&str> = texts.iter().take(sample).map(String::as_str).collect();
-        for plan in &plans {
-            let plan = parse_plan(plan, default_plan)?;
-            model.embedder_mut().set_plan(plan)?;
-            let started = Instant::now();
-            model.embedder().embed(&sample)?;
-            let took = started.elapsed();
+        let slices = 4usize;
+        let per_slice = sample.len().div_ceil(slices).max(1);
+        let mut wall = vec![0.0f64; plans.len()];
+        let mut cpu = vec![0.0f64; plans.len()];
+        for slice in sample.chunks(per_slice) {
+            for (p, plan) in plans.iter().enumerate() {
+                model.embedder_mut().set_plan(*plan)?;
+                let (started, cpu_started) = (Instant::now(), cpu_seconds());
+                model.embedder().embed(slice)?;
+                wall[p] += started.elapsed().as_secs_f64();
+                cpu[p] += cpu_seconds() - cpu_started;
+            }
+        }
+        for (p, plan) in plans.iter().enumerate() {
             println!(
-                "plan {plan:?}: {} entries in {:.2} s, {:.2} ms/entry",
+                "plan {plan:?}: {} entries, {:.2} ms/entry wall, {:.2} ms/entry CPU",
                 sample.len(),
-                took.as_secs_f64(),
-                ms(took) / sample.len().max(1) as f64
+                wall[p] * 1e3 / sample.len().max(1) as f64,
+                cpu[p] * 1e3 / sample.len().max(1) as f64
             );
         }
         model.embedder_mut().set_plan(default_plan)?;
@@ -151,15 +189,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // (the model loaded again) finding every vector there.
     let cache = tempfile::tempdir()?;
     let model = SemanticModel::load(&model_dir, Some(cache.path()))?;
-    let started = Instant::now();
+    let (started, cpu_started) = (Instant::now(), cpu_seconds());
     let vectors = model.index(&catalog)?;
     let took = started.elapsed();
     println!(
-        "first embedding: {} of {} entries in {:.1} s ({:.2} ms/entry)",
+        "first embedding: {} of {} entries in {:.1} s ({:.2} ms/entry; {:.1} s of CPU)",
         vectors.stats().embedded,
         vectors.stats().entries,
         took.as_secs_f64(),
-        ms(took) / vectors.stats().entries.max(1) as f64
+        ms(took) / vectors.stats().entries.max(1) as f64,
+        cpu_seconds() - cpu_started
     );
     let started = Instant::now();
     let again = SemanticModel::load(&model_dir, Some(cache.path()))?;
@@ -233,12 +272,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn parse_plan(text: &str, default: EmbedPlan) -> Result<EmbedPlan, Box<dyn std::error::Error>> {
-    if text == "global" {
-        return Ok(EmbedPlan {
-            own_threads: false,
-            ..default
-        });
-    }
+    // `global` alone, or `global:` before a plan: candle's own threads.
+    let (own_threads, text) = match text.strip_prefix("global") {
+        Some("") => {
+            return Ok(EmbedPlan {
+                own_threads: false,
+                ..default
+            })
+        }
+        Some(rest) => (false, rest.trim_start_matches(':')),
+        None => (true, text),
+    };
     let parts: Vec<usize> = text.split(':').map(str::parse).collect::<Result<_, _>>()?;
     let [batch_tokens, max_rows, workers] = parts[..] else {
         return Err(format!("a plan is batch_tokens:max_rows:workers, not `{text}`").into());
@@ -247,7 +291,7 @@ fn parse_plan(text: &str, default: EmbedPlan) -> Result<EmbedPlan, Box<dyn std::
         batch_tokens,
         max_rows,
         workers,
-        own_threads: true,
+        own_threads,
     })
 }
 
@@ -263,6 +307,28 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// CPU time of this process so far (user and system, every thread), from
+/// `/proc/self/stat` on Linux; 0 elsewhere.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // After the command name in parentheses: utime and stime are the 12th
+    // and 13th fields, in clock ticks (100 a second on Linux).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn ms(d: Duration) -> f64 {

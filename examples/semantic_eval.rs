@@ -10,10 +10,11 @@
 //!     --model target/test-model --root DIR --queries FILE --weights 0.3,0.5,0.7
 //! ```
 //! Query files are JSON lines (`query`, `kind`, `relevant`), as in
-//! `evals/search/`.
+//! `evals/search/`. `--tools` ranks tools (ids `server/tool`) instead of
+//! skills, on `evals/tools/` unless `--root` and `--queries` say otherwise.
 #![allow(clippy::print_stdout)]
 
-use skilldex::search::{eval, Confidence, SearchIndex, SearchOptions, SemanticModel};
+use skilldex::search::{eval, Confidence, EntryKind, SearchIndex, SearchOptions, SemanticModel};
 use skilldex::CatalogBuilder;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,12 +26,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut model_dir: Option<PathBuf> = None;
     let mut weights: Vec<f32> = vec![0.3, 0.4, 0.5, 0.6, 0.7];
     let mut limit = usize::MAX;
+    let mut tools = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--root" => roots.push(args.next().ok_or("--root needs a folder")?.into()),
             "--queries" => files.push(args.next().ok_or("--queries needs a file")?.into()),
             "--model" => model_dir = Some(args.next().ok_or("--model needs a folder")?.into()),
+            "--tools" => tools = true,
             "--first" => limit = args.next().ok_or("--first needs N")?.parse()?,
             "--weights" => {
                 weights = args
@@ -44,6 +47,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let model_dir = model_dir.ok_or("--model DIR is required")?;
+    if roots.is_empty() && tools {
+        roots = vec![here.join("evals/tools/catalog")];
+    }
+    if files.is_empty() && tools {
+        files = vec![here.join("evals/tools/queries.jsonl")];
+    }
     if roots.is_empty() {
         roots = vec![here.join("skills"), here.join("evals/search/catalog")];
     }
@@ -60,8 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     queries.truncate(limit);
     println!(
-        "catalog: {} skills; {} queries",
+        "catalog: {} skills, {} tools; {} queries",
         catalog.skills().len(),
+        catalog.tool_count(),
         queries.len()
     );
     let started = Instant::now();
@@ -78,8 +88,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     let index = SearchIndex::build(&catalog);
-    let options = SearchOptions::skills(10);
-    let lexical = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
+    let options = SearchOptions {
+        limit: 10,
+        kind: Some(if tools {
+            EntryKind::Tool
+        } else {
+            EntryKind::Skill
+        }),
+    };
+    let names = |results: &skilldex::search::SearchResults| -> Vec<String> {
+        results
+            .hits
+            .iter()
+            .map(|h| match h.kind {
+                EntryKind::Skill => catalog.skills()[h.index].name.clone(),
+                EntryKind::Tool => h.id(&catalog).to_string(),
+            })
+            .collect()
+    };
+    let lexical = eval::evaluate(&queries, &|query: &str| {
+        let results = index.search(&catalog, query, &options);
+        eval::Ranked {
+            names: names(&results),
+            no_match: results.no_match,
+            low: results.confidence == Confidence::Low,
+        }
+    });
     println!("\nlexical\n{}", eval::table(&lexical));
     // Each query embedded once; the weights reuse its vector.
     let started = Instant::now();
@@ -99,11 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .search_semantic(&catalog, query, &options, model, &vectors)
                 .expect("search");
             eval::Ranked {
-                names: results
-                    .hits
-                    .iter()
-                    .map(|h| catalog.skills()[h.index].name.clone())
-                    .collect(),
+                names: names(&results),
                 no_match: results.no_match,
                 low: results.confidence == Confidence::Low,
             }

@@ -10,7 +10,10 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub(super) struct ServeArgs {
     /// Fit the directory in the server instructions in this many tokens
-    /// [default: budget_tokens of skilldex.yaml, else 4000].
+    /// [default: budget_tokens of skilldex.yaml, else 4000]. The
+    /// instructions are capped at 2,048 characters whatever the budget
+    /// (what Claude Code keeps); the whole directory is the resource
+    /// skilldex://directory.
     #[arg(long, value_name = "N")]
     budget_tokens: Option<usize>,
     /// Serve one snapshot: do not follow changes on disk.

@@ -16,14 +16,14 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// How a batch of texts is cut into forward passes and spread over cores.
 ///
 /// Texts are sorted by length and grouped so that a pass holds at most
-/// `batch_tokens` tokens (rows × the longest row): a pass that small keeps
-/// every tensor of the encoder under the size from which candle hands an
-/// element-wise operation to its shared thread pool (64 Ki elements), which
-/// serialises callers and spins while it waits for a core that a loaded
-/// machine may not give it — the cause of slow queries under load. The
-/// passes are shared by `workers` threads, each running its matrix
-/// products on its own core (a one-thread pool), so two cores embed two
-/// passes at once instead of splitting every small product in two.
+/// `batch_tokens` tokens (rows × the longest row) and `max_rows` rows:
+/// texts of similar length pad little, and the attention mask keeps the
+/// padding out of every vector. The passes are shared by `workers`
+/// threads, each on a one-thread pool of its own, so its matrix products
+/// stay on its core: two cores embed two passes at once instead of
+/// splitting every product in two, and a query is embedded on one thread
+/// that does not wait for a second one a loaded machine may not schedule.
+/// The vectors are the same whatever the plan (a test checks it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbedPlan {
     pub batch_tokens: usize,
@@ -49,7 +49,7 @@ impl Default for EmbedPlan {
 
 /// See [`EmbedPlan`]: chosen with `examples/semantic_bench.rs` on 10,000
 /// skills (docs/search.md has the figures).
-const DEFAULT_BATCH_TOKENS: usize = 256;
+const DEFAULT_BATCH_TOKENS: usize = 2048;
 /// More workers than this add memory, not speed, on a laptop.
 const MAX_WORKERS: usize = 4;
 

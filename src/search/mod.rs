@@ -690,14 +690,7 @@ fn search_skills(
             if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
                 continue;
             }
-            for d in start as usize..end as usize {
-                if !scored.seen[d] {
-                    scored.seen[d] = true;
-                    scored.touched.push(d as u32);
-                }
-                scored.full[d] |= ns_full[ns as usize];
-                scored.partial[d] |= ns_partial[ns as usize];
-            }
+            scored.spread(start..end, ns_full[ns as usize], ns_partial[ns as usize]);
         }
     }
 
@@ -739,29 +732,13 @@ fn search_skills(
                 .cmp(&catalog.skills()[b.2 as usize].id)
         })
     };
-    let keep = (limit + pinned.len()).min(ranked.len());
-    if keep > 0 && keep < ranked.len() {
-        ranked.select_nth_unstable_by(keep - 1, by_rank);
-        ranked.truncate(keep);
-    }
-    ranked.sort_by(by_rank);
+    keep_best(&mut ranked, limit + pinned.len(), by_rank);
 
     // A skill is an answer only when it shares a meaningful word with the
     // query (not only a light word such as "fix"): with none, the answer
     // is "no match". Otherwise the best come back, each flagged with how
     // sure it is.
     let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
-    let confidence = |relevance: f32, d: usize| {
-        let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
-        let sure = relevance >= FLOOR
-            && plan.full_mass(scored.full[d]) >= 1.0
-            && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
-        if sure {
-            Confidence::High
-        } else {
-            Confidence::Low
-        }
-    };
     let mut hits: Vec<Hit> = pinned
         .iter()
         .map(|&index| Hit {
@@ -789,7 +766,7 @@ fn search_skills(
             index: d,
             score: display_score(relevance),
             // The lexical evidence alone decides how sure a hit is.
-            confidence: confidence(lexical, d),
+            confidence: confidence(&plan, &scored, lexical, d),
         });
     }
     let no_evidence = hits.is_empty();
@@ -873,6 +850,31 @@ fn search_skills(
         unmatched_terms,
         weak_terms,
     }
+}
+
+/// How sure a hit with this lexical `relevance` is, from what document
+/// `d` matched of the plan (skills and tools alike).
+fn confidence(plan: &plan::Plan, scored: &plan::Scored, relevance: f32, d: usize) -> Confidence {
+    let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
+    let sure = relevance >= FLOOR
+        && plan.full_mass(scored.full[d]) >= 1.0
+        && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
+    if sure {
+        Confidence::High
+    } else {
+        Confidence::Low
+    }
+}
+
+/// Keep the best `keep` of `ranked`, best first (a partial selection,
+/// then a sort of what is kept).
+fn keep_best<T>(ranked: &mut Vec<T>, keep: usize, by_rank: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let keep = keep.min(ranked.len());
+    if keep > 0 && keep < ranked.len() {
+        ranked.select_nth_unstable_by(keep - 1, &by_rank);
+        ranked.truncate(keep);
+    }
+    ranked.sort_by(by_rank);
 }
 
 /// An answer is as sure as its surest hit.

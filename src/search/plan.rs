@@ -311,6 +311,21 @@ pub(super) struct Scored {
     pub(super) touched: Vec<u32>,
 }
 
+impl Scored {
+    /// Documents `range` join the candidates and carry a group's matched
+    /// words (a namespace's for its skills, a server's for its tools).
+    pub(super) fn spread(&mut self, range: std::ops::Range<u32>, full: u64, partial: u64) {
+        for d in range.start as usize..range.end as usize {
+            if !self.seen[d] {
+                self.seen[d] = true;
+                self.touched.push(d as u32);
+            }
+            self.full[d] |= full;
+            self.partial[d] |= partial;
+        }
+    }
+}
+
 pub(super) fn score(index: &Inverted, plan: &Plan) -> Scored {
     let docs = index.docs();
     let mut scored = Scored {

@@ -17,7 +17,7 @@
 
 use super::index::{FieldSpec, Inverted};
 use super::plan::{plan, score};
-use super::{Confidence, Hit, NamespaceScore, FLOOR, HIGH_MASS, HIGH_MASS_SHARE, HIGH_SHARE};
+use super::{Confidence, Hit, NamespaceScore};
 use super::{EntryKind, LIGHT_MASS, NAMESPACE_MIN, NAME_IDF_FLOOR, RELATIVE_FLOOR};
 use crate::catalog::Catalog;
 use crate::toolcat::{CatalogTool, ToolNamespace};
@@ -232,14 +232,7 @@ pub(crate) fn search_tools(
             if strength[s] < NAMESPACE_MIN {
                 continue;
             }
-            for d in start as usize..end as usize {
-                if !scored.seen[d] {
-                    scored.seen[d] = true;
-                    scored.touched.push(d as u32);
-                }
-                scored.full[d] |= server_full[s];
-                scored.partial[d] |= server_partial[s];
-            }
+            scored.spread(start..end, server_full[s], server_partial[s]);
         }
     }
     let ideal = plan.ideal(&index.tools);
@@ -288,24 +281,8 @@ pub(crate) fn search_tools(
     let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
         b.0.total_cmp(&a.0).then_with(|| id_of(a.2).cmp(id_of(b.2)))
     };
-    let keep = (limit + pinned.len()).min(ranked.len());
-    if keep > 0 && keep < ranked.len() {
-        ranked.select_nth_unstable_by(keep - 1, by_rank);
-        ranked.truncate(keep);
-    }
-    ranked.sort_by(by_rank);
+    super::keep_best(&mut ranked, limit + pinned.len(), by_rank);
     let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
-    let confidence = |relevance: f32, d: usize| {
-        let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
-        let sure = relevance >= FLOOR
-            && plan.full_mass(scored.full[d]) >= 1.0
-            && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
-        if sure {
-            Confidence::High
-        } else {
-            Confidence::Low
-        }
-    };
     let mut hits: Vec<Hit> = pinned
         .iter()
         .map(|&index| Hit {
@@ -330,7 +307,7 @@ pub(crate) fn search_tools(
             index: d,
             score: super::display_score(relevance),
             // The lexical evidence alone decides how sure a hit is.
-            confidence: confidence(lexical, d),
+            confidence: super::confidence(&plan, &scored, lexical, d),
         });
     }
     hits.truncate(limit);

@@ -200,6 +200,142 @@ fn the_cache_embeds_only_new_texts_and_survives_corruption() {
     assert_eq!(fourth.stdout, third.stdout);
 }
 
+/// Three tool servers in our own words.
+#[cfg(feature = "semantic")]
+fn tool_servers(root: &Path) {
+    for (server, description, tools) in [
+        (
+            "weather",
+            "Weather data for places.",
+            vec![
+                (
+                    "get_forecast",
+                    "Forecast of temperature, rain and wind for a city over the next days.",
+                ),
+                (
+                    "get_alerts",
+                    "Storm and flood warnings issued for a region.",
+                ),
+            ],
+        ),
+        (
+            "files",
+            "The local file system.",
+            vec![
+                ("read_text_file", "Read a text file from disk."),
+                ("list_directory", "List the entries of a folder."),
+            ],
+        ),
+        (
+            "mail",
+            "An email account.",
+            vec![("send_message", "Send an email to a recipient.")],
+        ),
+    ] {
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|(name, text)| {
+                serde_json::json!({"name": name, "description": text,
+                    "inputSchema": {"type": "object", "properties": {"place": {"type": "string"}}}})
+            })
+            .collect();
+        let value = serde_json::json!({"server": {"description": description}, "tools": tools});
+        write(root, &format!("{server}/mcp-tools.json"), value.to_string());
+    }
+}
+
+#[cfg(feature = "semantic")]
+#[test]
+fn tools_are_embedded_and_ranked_by_meaning_in_tool_and_mixed_searches() {
+    let Some(model) = test_model() else { return };
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("catalog"), temp.path().join("cache"));
+    catalog(&root);
+    tool_servers(&root);
+    let model_arg = model.to_str().unwrap();
+    let query = "is a hurricane coming";
+    let ids = |json: &Value| -> Vec<String> {
+        json["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let lexical = search(&root, &cache, &["--kind", "tool"], query);
+    assert_eq!(lexical.json()["no_match"], true, "{lexical:?}");
+    let run = search(
+        &root,
+        &cache,
+        &["--kind", "tool", "--model", model_arg],
+        query,
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    // Skills and tools embedded on the first search, then cached.
+    assert!(
+        run.stderr.contains("embedded 11 of 11 skills and tools"),
+        "{run:?}"
+    );
+    let json = run.json();
+    assert_eq!(json["mode"], "semantic", "{json:#}");
+    assert_eq!(ids(&json)[0], "weather/get_alerts", "{json:#}");
+    assert_eq!(json["results"][0]["confidence"], "low", "{json:#}");
+
+    // A mixed search ranks the tool and the skills on one scale.
+    let mixed = search(&root, &cache, &["--model", model_arg], query);
+    assert!(!mixed.stderr.contains("embedded"), "{mixed:?}");
+    let found = ids(&mixed.json());
+    assert!(
+        found.iter().take(3).any(|id| id == "weather/get_alerts"),
+        "{found:?}"
+    );
+    // Words still decide between tools that mean the same.
+    let run = search(
+        &root,
+        &cache,
+        &["--kind", "tool", "--model", model_arg],
+        "read_text_file",
+    );
+    let json = run.json();
+    assert_eq!(ids(&json)[0], "files/read_text_file", "{json:#}");
+    assert_eq!(json["results"][0]["confidence"], "high", "{json:#}");
+}
+
+#[cfg(all(feature = "semantic", feature = "mcp"))]
+#[test]
+fn disabled_skills_found_by_meaning_are_named_apart_over_mcp() {
+    let Some(model) = test_model() else { return };
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    let config = temp.path().join("skilldex.yaml");
+    std::fs::write(&config, "disabled: [currency-converter]\n").unwrap();
+    let mut raw = super::mcp::Raw::start(
+        &root,
+        &[
+            "--no-watch",
+            "--config",
+            config.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ],
+    );
+    // No word in common with the disabled skill: only its meaning finds it.
+    let (is_error, text) = raw.call(
+        "search_skills",
+        serde_json::json!({"query": "how many yen would I get for 50 euros"}),
+    );
+    assert!(!is_error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["mode"], "semantic", "{text}");
+    assert_eq!(
+        answer["disabled_matches"][0]["id"], "currency-converter",
+        "{text}"
+    );
+}
+
 #[cfg(feature = "semantic")]
 #[test]
 fn the_model_comes_from_the_variable_or_the_configuration_file() {

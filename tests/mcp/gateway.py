@@ -182,6 +182,23 @@ async def session(client: Client, folder: Path, tool_changes) -> None:
               and structured.get("arguments") == {"id": "inv-42"},
               "a loaded tool's call reaches its upstream and comes back", structured)
 
+        # --- a strict-mode call (nulls for unused optional arguments) and a
+        # host's own argument reach upstream as a plain call
+        result = await client.call_tool("office__invoice_approve",
+                                        {"id": "inv-43", "note": None, "wait_for_previous": True})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("arguments") == {"id": "inv-43"}
+              and len(result.content) == 1,
+              "null means absent and unknown arguments are ignored on a loaded tool, without a word", structured)
+        result = await client.call_tool("office__invoice_approve", {"id": "inv-44", "nota": "x"})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-44"}
+              and "did you mean `note`?" in text_of(result),
+              "a misspelt argument is ignored with a note", text_of(result))
+        result = await client.call_tool("call_tool", {"tool": "office/invoice_approve",
+                                                      "arguments": {"id": "inv-45", "note": None}})
+        check(not result.is_error and (result.structured_content or {}).get("arguments") == {"id": "inv-45"},
+              "call_tool fits the arguments the same way", text_of(result))
+
         # --- twenty successive loads never move an earlier entry
         listed = after
         stable = True

@@ -19,6 +19,7 @@
 //! This module holds no rmcp server types: `server/gateway.rs` wires it
 //! into the handler.
 
+pub mod arguments;
 pub mod find;
 pub mod install;
 pub mod loaded;
@@ -64,6 +65,9 @@ pub struct Gateway {
     /// unset while there are neither tools nor servers (they are not
     /// offered then, and are appended once a tool catalog appears).
     definitions: OnceLock<Vec<Value>>,
+    /// Set when a tool list went out without them: once they appear, the
+    /// clients must hear of it (see [`Gateway::appears_with`]).
+    listed_without: std::sync::atomic::AtomicBool,
     /// Servers configured with `enabled: false`, by name: what
     /// `request_install {type: mcp_server, action: enable}` may enable.
     disabled: Mutex<BTreeMap<String, ConfiguredServer>>,
@@ -106,6 +110,7 @@ impl Gateway {
             tools,
             loaded: Mutex::new(Loaded::default()),
             definitions: OnceLock::new(),
+            listed_without: std::sync::atomic::AtomicBool::new(false),
             disabled: Mutex::new(disabled.into_iter().map(|s| (s.name.clone(), s)).collect()),
             offered: settings
                 .map(|s| crate::config::available_servers(&s.files))
@@ -184,6 +189,8 @@ impl Gateway {
             return Some(listed);
         }
         if catalog.tool_count() == 0 && self.pool.is_empty() {
+            self.listed_without
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             return None;
         }
         Some(self.definitions.get_or_init(|| {
@@ -195,10 +202,14 @@ impl Gateway {
         }))
     }
 
-    /// True when `catalog` makes the gateway's tools appear: they were not
-    /// offered until now (no tools, no servers) and it has tools.
+    /// True (once) when the gateway's tools are offered with `catalog`
+    /// but a tool list without them went out before: the clients must be
+    /// told the list grew (even when one of them already listed again).
     pub fn appears_with(&self, catalog: &Catalog) -> bool {
-        self.definitions.get().is_none() && self.definitions(catalog).is_some()
+        self.definitions(catalog).is_some()
+            && self
+                .listed_without
+                .swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Run `tool_search`: find, load what is new, and answer. `reserved`

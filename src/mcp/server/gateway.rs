@@ -72,6 +72,13 @@ impl SkilldexServer {
                     .catalog()
                     .tool_server(&entry.server)
                     .map(|s| s.path.clone());
+                // Fitted to the schema the tool was loaded with: that is
+                // what the model sees.
+                let fitted = gateway::arguments::fit(
+                    &entry.name,
+                    &entry.definition["inputSchema"],
+                    request.arguments.clone(),
+                );
                 let result = self
                     .inner
                     .gateway
@@ -79,11 +86,12 @@ impl SkilldexServer {
                     .call(
                         &entry.server,
                         &entry.tool,
-                        request.arguments.clone(),
+                        fitted.arguments,
                         snapshot,
                         through(context),
                     )
                     .await;
+                let result = with_note(result, fitted.note);
                 Some(Ok(result.into()))
             }
         }
@@ -130,16 +138,18 @@ impl SkilldexServer {
         let loaded = gateway::lock_loaded(&self.inner.gateway)
             .by_name(&key)
             .cloned();
-        let (server, tool, snapshot) = match (catalog.tool_entry(&key), loaded) {
+        let (server, tool, snapshot, schema) = match (catalog.tool_entry(&key), loaded) {
             (Some((server, tool)), _) => (
                 server.name.clone(),
                 tool.name.clone(),
                 Some(server.path.clone()),
+                tool.input_schema.clone(),
             ),
             (None, Some(entry)) => (
                 entry.server.clone(),
                 entry.tool.clone(),
                 catalog.tool_server(&entry.server).map(|s| s.path.clone()),
+                entry.definition["inputSchema"].clone(),
             ),
             (None, None) => {
                 let near: Vec<String> = catalog
@@ -160,13 +170,14 @@ impl SkilldexServer {
                 );
             }
         };
+        let fitted = gateway::arguments::fit(&format!("{server}/{tool}"), &schema, inner);
         let result = self
             .inner
             .gateway
             .pool
-            .call(&server, &tool, inner, snapshot, through(context))
+            .call(&server, &tool, fitted.arguments, snapshot, through(context))
             .await;
-        Ok(result.into())
+        Ok(with_note(result, fitted.note).into())
     }
 
     /// The loaded-tools resource, listed after the directory when the
@@ -204,6 +215,14 @@ fn through(context: &RequestContext<RoleServer>) -> Through {
         progress_token: context.meta.get_progress_token(),
         cancelled: Box::pin(async move { cancel.cancelled().await }),
     }
+}
+
+/// `result` with `note` (about ignored arguments) as a last text block.
+fn with_note(mut result: CallToolResult, note: Option<String>) -> CallToolResult {
+    if let Some(note) = note {
+        result.content.push(ContentBlock::text(note));
+    }
+    result
 }
 
 fn text_result(text: String, is_error: bool) -> CallToolResult {
