@@ -352,32 +352,29 @@ fn key_positions(text: &str, key: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Does a `disabled`/`enabled` entry name this skill?
 /// The servers of the configuration files, lowest layer first: a higher
 /// layer's entry replaces a lower one's of the same name.
 pub fn configured_servers(files: &[ConfigFile]) -> Vec<crate::toolcat::servers::ConfiguredServer> {
-    let mut by_name = std::collections::BTreeMap::new();
-    for file in files {
-        for (name, config) in &file.settings.mcp_servers {
-            by_name.insert(
-                name.clone(),
-                crate::toolcat::servers::ConfiguredServer {
-                    name: name.clone(),
-                    config: config.clone(),
-                    source: file.path.clone(),
-                },
-            );
-        }
-    }
-    by_name.into_values().collect()
+    servers_by_name(files, |settings| &settings.mcp_servers)
 }
 
 /// The servers offered for installation (`available_servers`) of the
 /// configuration files: a higher layer's entry replaces a lower one's.
 pub fn available_servers(files: &[ConfigFile]) -> Vec<crate::toolcat::servers::ConfiguredServer> {
+    servers_by_name(files, |settings| &settings.available_servers)
+}
+
+/// One list of servers of every layer, by name, the highest layer's entry
+/// kept, each with the file it came from.
+fn servers_by_name(
+    files: &[ConfigFile],
+    list: impl Fn(
+        &FileSettings,
+    ) -> &std::collections::BTreeMap<String, crate::toolcat::servers::ServerConfig>,
+) -> Vec<crate::toolcat::servers::ConfiguredServer> {
     let mut by_name = std::collections::BTreeMap::new();
     for file in files {
-        for (name, config) in &file.settings.available_servers {
+        for (name, config) in list(&file.settings) {
             by_name.insert(
                 name.clone(),
                 crate::toolcat::servers::ConfiguredServer {
