@@ -11,7 +11,7 @@
 //!     --model target/test-model --root target/bench/c10k
 //! ```
 //! `--plans` compares ways of cutting the catalog into forward passes
-//! (`batch_tokens:max_rows:workers`, `global` for candle's own threads)
+//! (`batch_tokens:max_rows:workers`)
 //! on the first `--sample` entries; `--skip-full` leaves out the whole
 //! catalog's first embedding.
 #![allow(clippy::print_stdout)]
@@ -98,46 +98,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let default_plan = model.embedder().plan();
     println!("default plan: {default_plan:?}");
 
-    // Queries: each plan in turn, round after round, so load changes hit
-    // every plan alike.
-    let query_plans = [
-        ("own thread", default_plan),
-        (
-            "global pools",
-            EmbedPlan {
-                own_threads: false,
-                ..default_plan
-            },
-        ),
-    ];
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); query_plans.len()];
-    let mut cpu = vec![0.0f64; query_plans.len()];
+    // Queries, one at a time on this thread, as a search embeds them.
+    let mut times = Vec::new();
+    let mut cpu = 0.0f64;
     for round in 0..rounds {
-        for (p, (_, plan)) in query_plans.iter().enumerate() {
-            model.embedder_mut().set_plan(*plan)?;
-            let cpu_started = cpu_seconds();
-            for query in QUERIES {
-                let started = Instant::now();
-                model.query_vector(query)?;
-                if round > 0 {
-                    times[p].push(ms(started.elapsed()));
-                }
-            }
+        let cpu_started = cpu_seconds();
+        for query in QUERIES {
+            let started = Instant::now();
+            // Each query differs from the one before (the last one's
+            // vector is kept), so every one is embedded.
+            model.query_vector(query)?;
             if round > 0 {
-                cpu[p] += cpu_seconds() - cpu_started;
+                times.push(ms(started.elapsed()));
             }
         }
+        if round > 0 {
+            cpu += cpu_seconds() - cpu_started;
+        }
     }
-    model.embedder_mut().set_plan(default_plan)?;
-    for (((label, _), t), cpu) in query_plans.iter().zip(&mut times).zip(&cpu) {
-        println!(
-            "query embedding ({label}): p50 {:.2} ms, p90 {:.2} ms, {:.2} ms of CPU on average, over {} queries",
-            percentile(t, 0.5),
-            percentile(t, 0.9),
-            cpu * 1e3 / t.len().max(1) as f64,
-            t.len()
-        );
-    }
+    println!(
+        "query embedding: p50 {:.2} ms, p90 {:.2} ms, {:.2} ms of CPU on average, over {} queries",
+        percentile(&mut times, 0.5),
+        percentile(&mut times, 0.9),
+        cpu * 1e3 / times.len().max(1) as f64,
+        times.len()
+    );
 
     let texts: Vec<String> = (0..catalog.skills().len())
         .map(|i| skill_text(&catalog, i))
@@ -155,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // of the machine's load falls on all of them alike.
         let plans: Vec<EmbedPlan> = plans
             .iter()
-            .map(|p| parse_plan(p, default_plan))
+            .map(|p| parse_plan(p))
             .collect::<Result<_, _>>()?;
         let sample: Vec<&str> = texts.iter().take(sample).map(String::as_str).collect();
         let slices = 4usize;
@@ -164,7 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut cpu = vec![0.0f64; plans.len()];
         for slice in sample.chunks(per_slice) {
             for (p, plan) in plans.iter().enumerate() {
-                model.embedder_mut().set_plan(*plan)?;
+                model.embedder_mut().set_plan(*plan);
                 let (started, cpu_started) = (Instant::now(), cpu_seconds());
                 model.embedder().embed(slice)?;
                 wall[p] += started.elapsed().as_secs_f64();
@@ -179,7 +164,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cpu[p] * 1e3 / sample.len().max(1) as f64
             );
         }
-        model.embedder_mut().set_plan(default_plan)?;
+        model.embedder_mut().set_plan(default_plan);
     }
     if skip_full {
         return Ok(());
@@ -271,18 +256,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn parse_plan(text: &str, default: EmbedPlan) -> Result<EmbedPlan, Box<dyn std::error::Error>> {
-    // `global` alone, or `global:` before a plan: candle's own threads.
-    let (own_threads, text) = match text.strip_prefix("global") {
-        Some("") => {
-            return Ok(EmbedPlan {
-                own_threads: false,
-                ..default
-            })
-        }
-        Some(rest) => (false, rest.trim_start_matches(':')),
-        None => (true, text),
-    };
+fn parse_plan(text: &str) -> Result<EmbedPlan, Box<dyn std::error::Error>> {
     let parts: Vec<usize> = text.split(':').map(str::parse).collect::<Result<_, _>>()?;
     let [batch_tokens, max_rows, workers] = parts[..] else {
         return Err(format!("a plan is batch_tokens:max_rows:workers, not `{text}`").into());
@@ -291,7 +265,6 @@ fn parse_plan(text: &str, default: EmbedPlan) -> Result<EmbedPlan, Box<dyn std::
         batch_tokens,
         max_rows,
         workers,
-        own_threads,
     })
 }
 

@@ -1,16 +1,28 @@
 //! The BERT encoder of a sentence-transformers model (all-MiniLM-L6-v2 and
-//! its kind), on candle's CPU tensors: embeddings, `num_hidden_layers`
-//! post-norm transformer blocks, then mean pooling over the attention mask
-//! and L2 normalisation, as sentence-transformers' `Transformer → Pooling →
-//! Normalize` pipeline does.
+//! its kind): embeddings, `num_hidden_layers` post-norm transformer blocks,
+//! then mean pooling over each text's tokens and L2 normalisation, as
+//! sentence-transformers' `Transformer → Pooling → Normalize` pipeline
+//! does.
 //!
-//! Our own ~150 lines rather than candle-transformers, which would build
-//! hundreds of models to run one. Only the absolute position embeddings and
-//! the GELU (erf) activation of BERT are supported; another `config.json`
-//! is refused by name in [`BertConfig::check`].
+//! candle loads the weights (`VarBuilder` over the safetensors file); the
+//! forward pass is ours, over plain `f32` rows, with candle's own matrix
+//! product crate (`gemm`) on the calling thread. Measured on 10,000 skills
+//! (docs/search.md), candle's tensor ops spent a third of a query's time
+//! outside the products — every product asked the system for the CPU
+//! count, and above 64k elements its element-wise ops queued for one
+//! process-wide pool, so two embedding workers took turns — and padded
+//! every text of a pass to the longest. Here the texts of a pass are
+//! stacked without padding (the dense layers run over real tokens only;
+//! attention runs per text over its own tokens), the bias, residual and
+//! GELU are applied where the product is written, and nothing is shared
+//! between threads.
+//!
+//! Only the absolute position embeddings and the GELU (erf) activation of
+//! BERT are supported; another `config.json` is refused by name in
+//! [`BertConfig::check`].
 
-use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, VarBuilder};
+use candle_core::Tensor;
+use candle_nn::VarBuilder;
 use serde::Deserialize;
 
 /// The keys of `config.json` the encoder reads.
@@ -82,32 +94,248 @@ impl BertConfig {
     }
 }
 
+/// A dense layer: the weight stored `[in, out]` row-major, and its bias.
+struct Dense {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    inputs: usize,
+    outputs: usize,
+}
+
+impl Dense {
+    /// The layers `names` under `vb` (each `[out, in]` as PyTorch stores
+    /// it) side by side in one product: `[in, Σ out]`.
+    fn load(vb: &VarBuilder, names: &[&str], inputs: usize, outputs: usize) -> CandleResult<Dense> {
+        let mut parts = Vec::with_capacity(names.len());
+        let mut bias = Vec::with_capacity(outputs * names.len());
+        for name in names {
+            let l = vb.pp(*name);
+            parts.push(l.get((outputs, inputs), "weight")?);
+            bias.extend(l.get(outputs, "bias")?.to_vec1::<f32>()?);
+        }
+        let weight = Tensor::cat(&parts, 0)?
+            .t()?
+            .contiguous()?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        Ok(Dense {
+            weight,
+            bias,
+            inputs,
+            outputs: outputs * names.len(),
+        })
+    }
+
+    /// `x · W + b` for the `rows` rows of `x`, plus `residual` (same shape
+    /// as the result) when given.
+    fn forward(&self, x: &[f32], rows: usize, residual: Option<&[f32]>) -> Vec<f32> {
+        debug_assert_eq!(x.len(), rows * self.inputs);
+        let mut out = Vec::with_capacity(rows * self.outputs);
+        match residual {
+            Some(r) => {
+                for row in r.chunks_exact(self.outputs) {
+                    out.extend(row.iter().zip(&self.bias).map(|(a, b)| a + b));
+                }
+            }
+            None => {
+                for _ in 0..rows {
+                    out.extend_from_slice(&self.bias);
+                }
+            }
+        }
+        product(
+            (rows, self.outputs, self.inputs),
+            &mut out,
+            0,
+            self.outputs,
+            true,
+            View {
+                data: x,
+                start: 0,
+                column_step: 1,
+                row_step: self.inputs,
+            },
+            View {
+                data: &self.weight,
+                start: 0,
+                column_step: 1,
+                row_step: self.outputs,
+            },
+            1.0,
+        );
+        out
+    }
+}
+
+/// A matrix inside a slice: where its first element is, and the distance
+/// between neighbours across a row (`column_step`) and down a column
+/// (`row_step`).
+#[derive(Clone, Copy)]
+struct View<'a> {
+    data: &'a [f32],
+    start: usize,
+    column_step: usize,
+    row_step: usize,
+}
+
+impl View<'_> {
+    /// Whether a `rows × columns` matrix laid out so is inside `len`
+    /// elements.
+    fn fits(
+        start: usize,
+        rows: usize,
+        columns: usize,
+        row_step: usize,
+        column_step: usize,
+        len: usize,
+    ) -> bool {
+        if rows == 0 || columns == 0 {
+            return true;
+        }
+        (rows - 1)
+            .checked_mul(row_step)
+            .and_then(|a| {
+                (columns - 1)
+                    .checked_mul(column_step)
+                    .and_then(|b| a.checked_add(b))
+            })
+            .and_then(|last| last.checked_add(start))
+            .is_some_and(|last| last < len)
+    }
+}
+
+/// `dst (m × n) = [dst +] scale · lhs (m × k) · rhs (k × n)`, on this
+/// thread. `dst` is row-major from `dst_start` with rows `dst_row_step`
+/// apart.
+///
+/// The crate's one unsafe block: gemm takes raw pointers and strides, so
+/// every matrix is checked to lie inside its slice first (a failed check
+/// is a bug in this file, and panics rather than reading out of bounds);
+/// `dst` is borrowed mutably, so it cannot overlap `lhs` or `rhs`.
+#[allow(unsafe_code)]
+#[allow(clippy::too_many_arguments)]
+fn product(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    dst_start: usize,
+    dst_row_step: usize,
+    accumulate: bool,
+    lhs: View,
+    rhs: View,
+    scale: f32,
+) {
+    assert!(
+        View::fits(dst_start, m, n, dst_row_step, 1, dst.len())
+            && View::fits(
+                lhs.start,
+                m,
+                k,
+                lhs.row_step,
+                lhs.column_step,
+                lhs.data.len()
+            )
+            && View::fits(
+                rhs.start,
+                k,
+                n,
+                rhs.row_step,
+                rhs.column_step,
+                rhs.data.len()
+            ),
+        "a matrix product outside its buffers"
+    );
+    if m == 0 || n == 0 {
+        return;
+    }
+    let step = |s: usize| s as isize;
+    // SAFETY: checked above: each matrix's every element is inside its
+    // slice (so the pointer offsets stay in bounds), and `dst` is an
+    // exclusive borrow distinct from the two shared ones.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr().add(dst_start),
+            1,
+            step(dst_row_step),
+            accumulate,
+            lhs.data.as_ptr().add(lhs.start),
+            step(lhs.column_step),
+            step(lhs.row_step),
+            rhs.data.as_ptr().add(rhs.start),
+            step(rhs.column_step),
+            step(rhs.row_step),
+            1.0,
+            scale,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// Layer normalisation's scale and shift.
+struct Norm {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    eps: f32,
+}
+
+impl Norm {
+    fn load(vb: VarBuilder, size: usize, eps: f64) -> CandleResult<Norm> {
+        Ok(Norm {
+            weight: vb.get(size, "weight")?.to_vec1::<f32>()?,
+            bias: vb.get(size, "bias")?.to_vec1::<f32>()?,
+            eps: eps as f32,
+        })
+    }
+
+    /// Normalise each row of `x` in place.
+    fn apply(&self, x: &mut [f32]) {
+        let size = self.weight.len();
+        for row in x.chunks_exact_mut(size) {
+            let mean = row.iter().sum::<f32>() / size as f32;
+            let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / size as f32;
+            let inverse = 1.0 / (variance + self.eps).sqrt();
+            for ((v, w), b) in row.iter_mut().zip(&self.weight).zip(&self.bias) {
+                *v = (*v - mean) * inverse * w + b;
+            }
+        }
+    }
+}
+
 struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attention_out: Linear,
-    attention_norm: LayerNorm,
-    intermediate: Linear,
-    output: Linear,
-    output_norm: LayerNorm,
+    /// Query, key and value in one product (`[hidden, 3 × hidden]`).
+    qkv: Dense,
+    attention_out: Dense,
+    attention_norm: Norm,
+    intermediate: Dense,
+    output: Dense,
+    output_norm: Norm,
 }
 
 pub(super) struct Bert {
-    words: Embedding,
-    positions: Embedding,
-    types: Embedding,
-    embeddings_norm: LayerNorm,
+    words: Vec<f32>,
+    positions: Vec<f32>,
+    /// Token type 0's embedding (every text is one segment).
+    segment: Vec<f32>,
+    embeddings_norm: Norm,
     layers: Vec<Layer>,
+    vocab: usize,
+    max_positions: usize,
+    hidden: usize,
     heads: usize,
     head_size: usize,
-    device: Device,
 }
+
+type CandleResult<T> = candle_core::Result<T>;
 
 impl Bert {
     /// The encoder's weights from `vb` (sentence-transformers names them
     /// without a prefix; a `transformers` checkpoint has `bert.`).
-    pub(super) fn load(vb: VarBuilder, config: &BertConfig) -> candle_core::Result<Bert> {
+    pub(super) fn load(vb: VarBuilder, config: &BertConfig) -> CandleResult<Bert> {
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else {
@@ -116,101 +344,225 @@ impl Bert {
         let hidden = config.hidden_size;
         let eps = config.layer_norm_eps;
         let e = vb.pp("embeddings");
-        let words = embedding(config.vocab_size, hidden, e.pp("word_embeddings"))?;
-        let positions = embedding(
-            config.max_position_embeddings,
-            hidden,
-            e.pp("position_embeddings"),
-        )?;
-        let types = embedding(
-            config.type_vocab_size,
-            hidden,
-            e.pp("token_type_embeddings"),
-        )?;
-        let embeddings_norm = layer_norm(hidden, eps, e.pp("LayerNorm"))?;
+        let table = |name: &str, rows: usize| -> CandleResult<Vec<f32>> {
+            e.pp(name)
+                .get((rows, hidden), "weight")?
+                .flatten_all()?
+                .to_vec1::<f32>()
+        };
+        let words = table("word_embeddings", config.vocab_size)?;
+        let positions = table("position_embeddings", config.max_position_embeddings)?;
+        let mut segment = table("token_type_embeddings", config.type_vocab_size.max(1))?;
+        segment.truncate(hidden);
+        let embeddings_norm = Norm::load(e.pp("LayerNorm"), hidden, eps)?;
+        let inner = config.intermediate_size;
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
             let l = vb.pp(format!("encoder.layer.{i}"));
             let a = l.pp("attention");
             layers.push(Layer {
-                query: linear(hidden, hidden, a.pp("self.query"))?,
-                key: linear(hidden, hidden, a.pp("self.key"))?,
-                value: linear(hidden, hidden, a.pp("self.value"))?,
-                attention_out: linear(hidden, hidden, a.pp("output.dense"))?,
-                attention_norm: layer_norm(hidden, eps, a.pp("output.LayerNorm"))?,
-                intermediate: linear(hidden, config.intermediate_size, l.pp("intermediate.dense"))?,
-                output: linear(config.intermediate_size, hidden, l.pp("output.dense"))?,
-                output_norm: layer_norm(hidden, eps, l.pp("output.LayerNorm"))?,
+                qkv: Dense::load(
+                    &a,
+                    &["self.query", "self.key", "self.value"],
+                    hidden,
+                    hidden,
+                )?,
+                attention_out: Dense::load(&a, &["output.dense"], hidden, hidden)?,
+                attention_norm: Norm::load(a.pp("output.LayerNorm"), hidden, eps)?,
+                intermediate: Dense::load(&l, &["intermediate.dense"], hidden, inner)?,
+                output: Dense::load(&l, &["output.dense"], inner, hidden)?,
+                output_norm: Norm::load(l.pp("output.LayerNorm"), hidden, eps)?,
             });
         }
         Ok(Bert {
             words,
             positions,
-            types,
+            segment,
             embeddings_norm,
             layers,
+            vocab: config.vocab_size,
+            max_positions: config.max_position_embeddings,
+            hidden,
             heads: config.num_attention_heads,
             head_size: hidden / config.num_attention_heads,
-            device: vb.device().clone(),
         })
     }
 
-    /// Sentence vectors for a batch of token ids, each row padded to the
-    /// batch's longest with `mask` 0 (1 for a real token): mean of the
-    /// real tokens' last hidden states, L2-normalised. `[batch, hidden]`.
-    pub(super) fn embed(
-        &self,
-        ids: &[u32],
-        mask: &[u32],
-        batch: usize,
-        length: usize,
-    ) -> candle_core::Result<Tensor> {
-        let device = &self.device;
-        let ids = Tensor::from_slice(ids, (batch, length), device)?;
-        let mask = Tensor::from_slice(mask, (batch, length), device)?.to_dtype(DType::F32)?;
-        let positions = Tensor::arange(0u32, length as u32, device)?.unsqueeze(0)?;
-        let types = ids.zeros_like()?;
-        let x = self
-            .words
-            .forward(&ids)?
-            .broadcast_add(&self.positions.forward(&positions)?)?
-            .broadcast_add(&self.types.forward(&types)?)?;
-        let mut x = self.embeddings_norm.forward(&x)?;
-        // Padded keys get a large negative score before the softmax.
-        let bias = ((mask.clone() - 1.0)? * 1e9)?
-            .reshape((batch, 1, 1, length))?
-            .contiguous()?;
-        let scale = 1.0 / (self.head_size as f64).sqrt();
-        for layer in &self.layers {
-            let heads = |t: Tensor| -> candle_core::Result<Tensor> {
-                t.reshape((batch, length, self.heads, self.head_size))?
-                    .transpose(1, 2)?
-                    .contiguous()
-            };
-            let q = heads(layer.query.forward(&x)?)?;
-            let k = heads(layer.key.forward(&x)?)?;
-            let v = heads(layer.value.forward(&x)?)?;
-            let scores = (q.matmul(&k.t()?.contiguous()?)? * scale)?.broadcast_add(&bias)?;
-            let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-            let context = weights
-                .matmul(&v)?
-                .transpose(1, 2)?
-                .contiguous()?
-                .reshape((batch, length, self.heads * self.head_size))?;
-            let attended = layer
-                .attention_norm
-                .forward(&(layer.attention_out.forward(&context)? + &x)?)?;
-            let inner = layer.intermediate.forward(&attended)?.gelu_erf()?;
-            x = layer
-                .output_norm
-                .forward(&(layer.output.forward(&inner)? + attended)?)?;
+    /// The sentence vector of each token sequence: the mean of its tokens'
+    /// last hidden states, L2-normalised.
+    pub(super) fn embed(&self, texts: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
+        let h = self.hidden;
+        let lengths: Vec<usize> = texts.iter().map(|t| t.len()).collect();
+        let rows: usize = lengths.iter().sum();
+        let mut x = Vec::with_capacity(rows * h);
+        for text in texts {
+            if text.len() > self.max_positions {
+                return Err(format!(
+                    "a text of {} tokens is longer than the model's {} positions",
+                    text.len(),
+                    self.max_positions
+                ));
+            }
+            for (position, &id) in text.iter().enumerate() {
+                let id = id as usize;
+                if id >= self.vocab {
+                    return Err(format!(
+                        "token id {id} is outside the model's vocabulary of {}",
+                        self.vocab
+                    ));
+                }
+                let word = &self.words[id * h..(id + 1) * h];
+                let place = &self.positions[position * h..(position + 1) * h];
+                x.extend(
+                    word.iter()
+                        .zip(place)
+                        .zip(&self.segment)
+                        .map(|((w, p), s)| w + p + s),
+                );
+            }
         }
-        // Mean over the real tokens, then unit length.
-        let weights = mask.unsqueeze(2)?;
-        let sum = x.broadcast_mul(&weights)?.sum(1)?;
-        let count = weights.sum(1)?.clamp(1.0, f64::MAX)?;
-        let mean = sum.broadcast_div(&count)?;
-        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        mean.broadcast_div(&norm)
+        self.embeddings_norm.apply(&mut x);
+        for layer in &self.layers {
+            x = self.layer(layer, &x, &lengths);
+        }
+        let mut vectors = Vec::with_capacity(texts.len());
+        let mut start = 0;
+        for &length in &lengths {
+            let mut mean = vec![0.0f32; h];
+            for row in x[start * h..(start + length) * h].chunks_exact(h) {
+                for (m, v) in mean.iter_mut().zip(row) {
+                    *m += v;
+                }
+            }
+            let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+            mean.iter_mut().for_each(|v| *v /= norm);
+            vectors.push(mean);
+            start += length;
+        }
+        Ok(vectors)
+    }
+
+    /// One transformer block over the stacked tokens `x` of texts of
+    /// `lengths` tokens.
+    fn layer(&self, layer: &Layer, x: &[f32], lengths: &[usize]) -> Vec<f32> {
+        let (h, d) = (self.hidden, self.head_size);
+        let rows = x.len() / h;
+        let qkv = layer.qkv.forward(x, rows, None);
+        let mut context = vec![0.0f32; rows * h];
+        let longest = lengths.iter().copied().max().unwrap_or(0);
+        let mut scores = vec![0.0f32; longest * longest];
+        let scale = 1.0 / (d as f32).sqrt();
+        let mut start = 0;
+        for &n in lengths {
+            for head in 0..self.heads {
+                let q = start * 3 * h + head * d;
+                let (k, v) = (q + h, q + 2 * h);
+                let column = |start: usize| View {
+                    data: &qkv,
+                    start,
+                    column_step: 1,
+                    row_step: 3 * h,
+                };
+                // scores = scale · q · kᵀ (kᵀ: k read down its rows).
+                product(
+                    (n, n, d),
+                    &mut scores,
+                    0,
+                    n,
+                    false,
+                    column(q),
+                    View {
+                        data: &qkv,
+                        start: k,
+                        column_step: 3 * h,
+                        row_step: 1,
+                    },
+                    scale,
+                );
+                for row in scores[..n * n].chunks_exact_mut(n) {
+                    softmax(row);
+                }
+                // context = scores · v, into this head's columns.
+                product(
+                    (n, d, n),
+                    &mut context,
+                    start * h + head * d,
+                    h,
+                    false,
+                    View {
+                        data: &scores,
+                        start: 0,
+                        column_step: 1,
+                        row_step: n,
+                    },
+                    column(v),
+                    1.0,
+                );
+            }
+            start += n;
+        }
+        let mut attended = layer.attention_out.forward(&context, rows, Some(x));
+        layer.attention_norm.apply(&mut attended);
+        let mut inner = layer.intermediate.forward(&attended, rows, None);
+        inner.iter_mut().for_each(|v| *v = gelu(*v));
+        let mut out = layer.output.forward(&inner, rows, Some(&attended));
+        layer.output_norm.apply(&mut out);
+        out
+    }
+}
+
+fn softmax(row: &mut [f32]) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in row.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    let inverse = 1.0 / sum;
+    row.iter_mut().for_each(|v| *v *= inverse);
+}
+
+/// BERT's GELU: `x · Φ(x)` with the error function.
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// The error function to within 1.5e-7 (Abramowitz and Stegun 7.1.26),
+/// in f64 so the f32 result is exact to its last bits or so.
+fn erf(x: f32) -> f32 {
+    let x = f64::from(x);
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let y = 1.0 - poly * (-x * x).exp();
+    (if x < 0.0 { -y } else { y }) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erf_is_close_to_its_known_values() {
+        for (x, want) in [
+            (0.0f32, 0.0f64),
+            (0.5, 0.520_499_877_8),
+            (1.0, 0.842_700_792_9),
+            (-1.0, -0.842_700_792_9),
+            (2.0, 0.995_322_265_0),
+            (-3.5, -0.999_999_256_9),
+        ] {
+            assert!((f64::from(erf(x)) - want).abs() < 3e-7, "erf({x})");
+        }
+    }
+
+    #[test]
+    fn softmax_rows_sum_to_one_and_keep_their_order() {
+        let mut row = [1.0f32, 3.0, 2.0, -50.0];
+        softmax(&mut row);
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(row[1] > row[2] && row[2] > row[0] && row[3] < 1e-20);
     }
 }

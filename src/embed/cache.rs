@@ -4,20 +4,32 @@
 //! Never stale by construction: the file is named by the model's id (a
 //! hash of its weights, config and tokenizer) and each vector by a 128-bit
 //! hash of its text, so an edited skill simply misses and is embedded
-//! again. One bad byte (a partial write, a disk error, another version's
-//! format) makes the whole file be ignored, never an error: the checksum
-//! at its end covers everything before it. Writes go to a temporary file in
-//! the same folder, then replace the old file in one rename.
+//! again.
 //!
-//! Layout (little-endian): `SKDXEMB1`, dimension u32, count u64, then per
-//! entry the 16-byte text key and `dimension` f32, then a u64 checksum.
+//! **Incremental.** The file is a journal: a header, then blocks of
+//! entries, each block with its own checksum. Saving appends one block
+//! with the vectors embedded since the last save, so an edited skill
+//! writes one entry (about 1.6 KB), not the whole catalog's vectors. The
+//! file is rewritten (to a temporary file in the same folder, then
+//! replaced in one rename) only when it is new, when part of it could not
+//! be read, or when it would pass [`MAX_ENTRIES`].
+//!
+//! **One bad byte loses only its block.** Reading stops at the first block
+//! that is cut short or fails its checksum (a partial write, a disk error,
+//! another process's interleaved write), keeps the blocks before it, and
+//! the next save rewrites the file. A wrong vector is never read.
+//!
+//! Layout (little-endian): `SKDXEMB2`, dimension u32; then blocks of
+//! `count` u32, `count` entries (the 16-byte text key and `dimension`
+//! f32), and a u64 checksum of the block's count and entries.
 
 use crate::hash::StableHasher;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"SKDXEMB1";
+const MAGIC: &[u8; 8] = b"SKDXEMB2";
+const HEADER: usize = 12;
 /// At most this many vectors are kept in a file: the ones used since it was
 /// opened, then the most recently written others (other catalogs sharing
 /// the model), about 75 MB at 384 dimensions.
@@ -46,44 +58,53 @@ pub fn text_key(text: &str) -> u128 {
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }
 
-/// Vectors of one model, in memory, with the file they came from.
+/// Vectors by text key, in memory, mirrored in a file when opened with
+/// [`EmbeddingCache::open`].
 #[derive(Debug)]
 pub struct EmbeddingCache {
     path: Option<PathBuf>,
     dimension: usize,
-    /// key → (vector, used since opened).
+    /// The vector and whether it was used (looked up or inserted) since
+    /// the cache was opened.
     entries: HashMap<u128, (Box<[f32]>, bool)>,
-    /// Keys in file order (oldest first), then those added since.
+    /// Keys in the order they were first written (oldest first).
     order: Vec<u128>,
-    dirty: bool,
+    /// Keys inserted since the last save (to append).
+    fresh: Vec<u128>,
+    /// Entries the file holds (duplicates counted): appending stops at
+    /// [`MAX_ENTRIES`].
+    in_file: usize,
+    /// The file is whole and ours to append to (false: rewrite it).
+    appendable: bool,
+    /// Part or all of the file was ignored when it was opened.
     discarded: bool,
 }
 
 impl EmbeddingCache {
-    /// An empty cache that is never written.
+    /// A cache that lives in memory only.
     pub fn in_memory(dimension: usize) -> EmbeddingCache {
         EmbeddingCache {
             path: None,
             dimension,
             entries: HashMap::new(),
             order: Vec::new(),
-            dirty: false,
+            fresh: Vec::new(),
+            in_file: 0,
+            appendable: false,
             discarded: false,
         }
     }
 
-    /// The cache of model `model_id` under `dir` (`dir/embeddings/ID.bin`).
-    /// A missing, partial or corrupt file gives an empty cache.
+    /// The cache of model `model_id` in `dir` (`dir/embeddings/ID.bin`),
+    /// read now; a missing file is an empty cache and an unreadable part
+    /// is ignored ([`EmbeddingCache::discarded`]).
     pub fn open(dir: &Path, model_id: &str, dimension: usize) -> EmbeddingCache {
         let path = dir.join("embeddings").join(format!("{model_id}.bin"));
         let mut cache = EmbeddingCache::in_memory(dimension);
         match std::fs::read(&path) {
             Ok(bytes) => {
-                if !cache.read(&bytes) {
-                    cache.entries.clear();
-                    cache.order.clear();
-                    cache.discarded = true;
-                }
+                cache.appendable = cache.read(&bytes);
+                cache.discarded = !cache.appendable;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => cache.discarded = true,
@@ -92,8 +113,8 @@ impl EmbeddingCache {
         cache
     }
 
-    /// True when a file was there but could not be used (it will be
-    /// replaced on the next save).
+    /// Whether part or all of the file was ignored when it was opened (it
+    /// is rewritten at the next save).
     pub fn discarded(&self) -> bool {
         self.discarded
     }
@@ -110,7 +131,7 @@ impl EmbeddingCache {
         self.entries.is_empty()
     }
 
-    /// The vector of the text with key `key`, marked as used.
+    /// The vector of `key`, if cached (and mark it used).
     pub fn get(&mut self, key: u128) -> Option<&[f32]> {
         let (vector, used) = self.entries.get_mut(&key)?;
         *used = true;
@@ -126,78 +147,101 @@ impl EmbeddingCache {
         {
             self.order.push(key);
         }
-        self.dirty = true;
+        self.fresh.push(key);
     }
 
-    /// Whether vectors were added since the file was read or written.
+    /// Whether there are vectors the file does not have yet.
     pub fn is_dirty(&self) -> bool {
-        self.dirty
+        !self.fresh.is_empty()
     }
 
+    /// Read the file's blocks into memory; false when part of it was
+    /// ignored (a bad header, or a block cut short or failing its
+    /// checksum: the blocks before it are kept).
     fn read(&mut self, bytes: &[u8]) -> bool {
-        let Some(body_len) = bytes.len().checked_sub(8) else {
-            return false;
-        };
-        let (body, sum) = bytes.split_at(body_len);
-        let mut hasher = StableHasher::new();
-        hasher.write(body);
-        if sum != hasher.finish().to_le_bytes() || body.len() < 20 || &body[..8] != MAGIC {
+        if bytes.len() < HEADER
+            || &bytes[..8] != MAGIC
+            || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
+                != self.dimension
+        {
             return false;
         }
-        let dimension = u32::from_le_bytes(body[8..12].try_into().unwrap_or_default()) as usize;
-        let count = u64::from_le_bytes(body[12..20].try_into().unwrap_or_default()) as usize;
-        let record = 16 + 4 * dimension;
-        if dimension != self.dimension || Some(body.len() - 20) != count.checked_mul(record) {
-            return false;
-        }
-        for chunk in body[20..].chunks_exact(record) {
-            let key = u128::from_le_bytes(chunk[..16].try_into().unwrap_or_default());
-            let vector: Box<[f32]> = chunk[16..]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default()))
-                .collect();
-            if self.entries.insert(key, (vector, false)).is_none() {
-                self.order.push(key);
+        let record = 16 + 4 * self.dimension;
+        let mut rest = &bytes[HEADER..];
+        while !rest.is_empty() {
+            let Some(block) = block_len(rest, record) else {
+                return false;
+            };
+            let (body, sum) = rest[..block].split_at(block - 8);
+            let mut hasher = StableHasher::new();
+            hasher.write(body);
+            if sum != hasher.finish().to_le_bytes() {
+                return false;
             }
+            for chunk in body[4..].chunks_exact(record) {
+                let key = u128::from_le_bytes(chunk[..16].try_into().unwrap_or_default());
+                let vector: Box<[f32]> = chunk[16..]
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect();
+                if self.entries.insert(key, (vector, false)).is_none() {
+                    self.order.push(key);
+                }
+                self.in_file += 1;
+            }
+            rest = &rest[block..];
         }
         true
     }
 
-    /// Write the file if vectors were added: the ones used since it was
-    /// opened first, then the newest others up to [`MAX_ENTRIES`].
+    /// Write what the file lacks: one block appended, or the whole file
+    /// rewritten (see the module docs). Nothing to do when nothing was
+    /// inserted since the last save, or for an in-memory cache.
     pub fn save(&mut self) -> std::io::Result<()> {
-        let Some(path) = self.path.clone().filter(|_| self.dirty) else {
+        let Some(path) = self.path.clone().filter(|_| self.is_dirty()) else {
             return Ok(());
         };
-        let used: Vec<u128> = self
-            .order
-            .iter()
-            .copied()
-            .filter(|k| self.entries[k].1)
-            .collect();
-        let room = MAX_ENTRIES.saturating_sub(used.len());
-        let unused: Vec<u128> = self
-            .order
-            .iter()
-            .copied()
-            .filter(|k| !self.entries[k].1)
-            .collect();
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.sort_unstable();
+        fresh.dedup();
+        let written = if self.appendable && self.in_file + fresh.len() <= MAX_ENTRIES {
+            // A file removed or made unwritable under us is written anew.
+            self.append(&path, &fresh).or_else(|_| self.rewrite(&path))
+        } else {
+            self.rewrite(&path)
+        };
+        if written.is_err() {
+            // Tried again at the next save, as a whole new file.
+            self.fresh = fresh;
+            self.appendable = false;
+        }
+        written
+    }
+
+    fn append(&mut self, path: &Path, keys: &[u128]) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        self.push_block(&mut bytes, keys);
+        let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+        // One write: other processes appending to the same file do not
+        // cut into the block.
+        file.write_all(&bytes)?;
+        self.in_file += keys.len();
+        Ok(())
+    }
+
+    /// The file anew: the vectors used since it was opened, then as many
+    /// of the others as fit, the most recently written first.
+    fn rewrite(&mut self, path: &Path) -> std::io::Result<()> {
+        let used = |k: &u128| self.entries[k].1;
+        let kept_used: Vec<u128> = self.order.iter().copied().filter(used).collect();
+        let room = MAX_ENTRIES.saturating_sub(kept_used.len());
+        let unused: Vec<u128> = self.order.iter().copied().filter(|k| !used(k)).collect();
         let kept_unused = &unused[unused.len().saturating_sub(room)..];
-        // Oldest first, so the next trim drops the oldest.
-        let keys: Vec<u128> = kept_unused.iter().chain(&used).copied().collect();
-        let mut bytes = Vec::with_capacity(28 + keys.len() * (16 + 4 * self.dimension));
+        let keys: Vec<u128> = kept_unused.iter().chain(&kept_used).copied().collect();
+        let mut bytes = Vec::with_capacity(HEADER + 12 + keys.len() * (16 + 4 * self.dimension));
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&(self.dimension as u32).to_le_bytes());
-        bytes.extend_from_slice(&(keys.len() as u64).to_le_bytes());
-        for key in &keys {
-            bytes.extend_from_slice(&key.to_le_bytes());
-            for x in self.entries[key].0.iter() {
-                bytes.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        let mut hasher = StableHasher::new();
-        hasher.write(&bytes);
-        bytes.extend_from_slice(&hasher.finish().to_le_bytes());
+        self.push_block(&mut bytes, &keys);
         let folder = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(folder)?;
         let temporary = folder.join(format!(
@@ -207,16 +251,43 @@ impl EmbeddingCache {
         ));
         let written = std::fs::File::create(&temporary)
             .and_then(|mut file| file.write_all(&bytes))
-            .and_then(|()| std::fs::rename(&temporary, &path));
+            .and_then(|()| std::fs::rename(&temporary, path));
         if written.is_err() {
             let _ = std::fs::remove_file(&temporary);
         }
         written?;
+        let kept: std::collections::HashSet<u128> = keys.iter().copied().collect();
+        self.entries.retain(|k, _| kept.contains(k));
         self.order = keys;
-        self.dirty = false;
+        self.in_file = self.order.len();
+        self.appendable = true;
         self.discarded = false;
         Ok(())
     }
+
+    /// One block of `keys`' entries, checksummed, onto `bytes`.
+    fn push_block(&self, bytes: &mut Vec<u8>, keys: &[u128]) {
+        let start = bytes.len();
+        bytes.reserve(12 + keys.len() * (16 + 4 * self.dimension));
+        bytes.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+        for key in keys {
+            bytes.extend_from_slice(&key.to_le_bytes());
+            for x in self.entries[key].0.iter() {
+                bytes.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let mut hasher = StableHasher::new();
+        hasher.write(&bytes[start..]);
+        bytes.extend_from_slice(&hasher.finish().to_le_bytes());
+    }
+}
+
+/// The length of the block at the start of `rest` (count, entries,
+/// checksum), if it is all there.
+fn block_len(rest: &[u8], record: usize) -> Option<usize> {
+    let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let block = count.checked_mul(record)?.checked_add(12)?;
+    (block <= rest.len()).then_some(block)
 }
 
 #[cfg(test)]
@@ -277,6 +348,109 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn a_save_appends_only_what_is_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = EmbeddingCache::open(dir.path(), "m", 4);
+        for i in 0..100 {
+            cache.insert(text_key(&format!("t{i}")), vector(i as f32));
+        }
+        cache.save().unwrap();
+        let path = cache.path().unwrap().to_path_buf();
+        let first = std::fs::read(&path).unwrap();
+        // Saving again with nothing new writes nothing.
+        cache.save().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), first);
+        // Reopened (as a new process would) and one vector added: the
+        // file keeps its bytes and grows by one block of one entry.
+        let mut again = EmbeddingCache::open(dir.path(), "m", 4);
+        assert!(!again.discarded());
+        assert_eq!(again.get(text_key("t7")), Some(&vector(7.0)[..]));
+        again.insert(text_key("new"), vector(50.0));
+        again.save().unwrap();
+        let grown = std::fs::read(&path).unwrap();
+        assert_eq!(&grown[..first.len()], &first[..]);
+        assert_eq!(grown.len(), first.len() + 4 + 16 + 4 * 4 + 8);
+        let mut third = EmbeddingCache::open(dir.path(), "m", 4);
+        assert_eq!(third.len(), 101);
+        assert_eq!(third.get(text_key("new")), Some(&vector(50.0)[..]));
+        assert!(!third.discarded());
+    }
+
+    #[test]
+    fn a_torn_last_block_loses_only_itself_and_the_file_is_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = EmbeddingCache::open(dir.path(), "m", 4);
+        cache.insert(text_key("a"), vector(1.0));
+        cache.save().unwrap();
+        cache.insert(text_key("b"), vector(2.0));
+        cache.save().unwrap();
+        let path = cache.path().unwrap().to_path_buf();
+        let whole = std::fs::read(&path).unwrap();
+        for torn in [whole.len() - 1, whole.len() - 20] {
+            std::fs::write(&path, &whole[..torn]).unwrap();
+            let mut reopened = EmbeddingCache::open(dir.path(), "m", 4);
+            assert!(reopened.discarded());
+            assert_eq!(reopened.len(), 1);
+            assert_eq!(reopened.get(text_key("a")), Some(&vector(1.0)[..]));
+            assert_eq!(reopened.get(text_key("b")), None);
+            // Its next save writes a whole file again, not after the tear.
+            reopened.insert(text_key("c"), vector(3.0));
+            reopened.save().unwrap();
+            let mut healed = EmbeddingCache::open(dir.path(), "m", 4);
+            assert!(!healed.discarded());
+            assert_eq!(healed.len(), 2);
+            assert_eq!(healed.get(text_key("c")), Some(&vector(3.0)[..]));
+        }
+    }
+
+    #[test]
+    fn two_processes_appending_keep_both_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = EmbeddingCache::open(dir.path(), "m", 4);
+        first.insert(text_key("base"), vector(0.0));
+        first.save().unwrap();
+        let mut one = EmbeddingCache::open(dir.path(), "m", 4);
+        let mut two = EmbeddingCache::open(dir.path(), "m", 4);
+        one.insert(text_key("one"), vector(1.0));
+        two.insert(text_key("two"), vector(2.0));
+        one.save().unwrap();
+        two.save().unwrap();
+        let mut merged = EmbeddingCache::open(dir.path(), "m", 4);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(merged.get(text_key("two")), Some(&vector(2.0)[..]));
+        assert_eq!(merged.get(text_key("one")), Some(&vector(1.0)[..]));
+    }
+
+    #[test]
+    fn a_full_file_is_rewritten_with_the_vectors_in_use_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = EmbeddingCache::open(dir.path(), "m", 4);
+        for i in 0..MAX_ENTRIES {
+            cache.insert(i as u128, vector(1.0));
+        }
+        cache.save().unwrap();
+        // A later process uses three of them and adds ten: the file would
+        // pass the bound, so it is rewritten, keeping what is in use.
+        let mut later = EmbeddingCache::open(dir.path(), "m", 4);
+        for key in [0u128, 1, 2] {
+            assert!(later.get(key).is_some());
+        }
+        for i in 0..10u128 {
+            later.insert(1_000_000 + i, vector(2.0));
+        }
+        later.save().unwrap();
+        let mut reread = EmbeddingCache::open(dir.path(), "m", 4);
+        assert_eq!(reread.len(), MAX_ENTRIES);
+        for key in [0u128, 1, 2, 1_000_009] {
+            assert!(reread.get(key).is_some(), "{key}");
+        }
+        // The oldest unused ones made room.
+        assert!(reread.get(3).is_none());
+        let size = std::fs::metadata(reread.path().unwrap()).unwrap().len() as usize;
+        assert_eq!(size, HEADER + 12 + MAX_ENTRIES * (16 + 16));
     }
 
     #[test]

@@ -16,22 +16,17 @@ const DEFAULT_MAX_TOKENS: usize = 256;
 /// How a batch of texts is cut into forward passes and spread over cores.
 ///
 /// Texts are sorted by length and grouped so that a pass holds at most
-/// `batch_tokens` tokens (rows × the longest row) and `max_rows` rows:
-/// texts of similar length pad little, and the attention mask keeps the
-/// padding out of every vector. The passes are shared by `workers`
-/// threads, each on a one-thread pool of its own, so its matrix products
-/// stay on its core: two cores embed two passes at once instead of
-/// splitting every product in two, and a query is embedded on one thread
-/// that does not wait for a second one a loaded machine may not schedule.
-/// The vectors are the same whatever the plan (a test checks it).
+/// `batch_tokens` tokens and `max_rows` texts (texts are stacked without
+/// padding, so the bound is on memory and cache, not on waste). The passes
+/// are shared by `workers` threads; each pass runs on one thread, its
+/// matrix products included, so two cores embed two passes at once. A
+/// single text (a query) is embedded on the calling thread. The vectors
+/// are the same whatever the plan (a test checks it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmbedPlan {
     pub batch_tokens: usize,
     pub max_rows: usize,
     pub workers: usize,
-    /// Run on our own one-thread pools (false: candle's and rayon's global
-    /// pools, as before the plan existed; kept to measure the difference).
-    pub own_threads: bool,
 }
 
 impl Default for EmbedPlan {
@@ -42,7 +37,6 @@ impl Default for EmbedPlan {
             workers: std::thread::available_parallelism()
                 .map_or(1, |n| n.get())
                 .min(MAX_WORKERS),
-            own_threads: true,
         }
     }
 }
@@ -61,8 +55,6 @@ pub struct Embedder {
     dimension: usize,
     dir: PathBuf,
     plan: EmbedPlan,
-    /// One one-thread pool per worker (the first also runs queries).
-    pools: Vec<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -107,7 +99,7 @@ impl Embedder {
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
             .map_err(|e| invalid(&tokenizer_path, format!("not a tokenizer: {e}")))?;
         // The shipped tokenizer pads every text to 128 tokens: off, since a
-        // batch is padded by us with an attention mask. Truncation at the
+        // batch is stacked by us without padding. Truncation at the
         // model's sequence length, never at the tokenizer's 128.
         let max_tokens = max_tokens(dir).min(config.max_position_embeddings);
         tokenizer.with_padding(None);
@@ -144,33 +136,19 @@ impl Embedder {
             dimension: config.hidden_size,
             dir: dir.to_path_buf(),
             plan: EmbedPlan::default(),
-            pools: Vec::new(),
         };
-        embedder.set_plan(EmbedPlan::default())?;
+        embedder.set_plan(EmbedPlan::default());
         Ok(embedder)
     }
 
     /// Embed with another [`EmbedPlan`] (the vectors are the same; only
     /// the time differs).
-    pub fn set_plan(&mut self, plan: EmbedPlan) -> Result<(), EmbedError> {
-        let plan = EmbedPlan {
+    pub fn set_plan(&mut self, plan: EmbedPlan) {
+        self.plan = EmbedPlan {
             batch_tokens: plan.batch_tokens.max(1),
             max_rows: plan.max_rows.max(1),
             workers: plan.workers.max(1),
-            own_threads: plan.own_threads,
         };
-        let wanted = if plan.own_threads { plan.workers } else { 0 };
-        while self.pools.len() < wanted {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .thread_name(|_| "skilldex-embed".to_string())
-                .build()
-                .map_err(|e| EmbedError::Inference(format!("no thread for embedding: {e}")))?;
-            self.pools.push(pool);
-        }
-        self.pools.truncate(wanted);
-        self.plan = plan;
-        Ok(())
     }
 
     pub fn plan(&self) -> EmbedPlan {
@@ -207,22 +185,10 @@ impl Embedder {
         let passes = passes(&ids, self.plan.batch_tokens, self.plan.max_rows);
         let mut vectors = vec![Vec::new(); texts.len()];
         let run = |pass: &[usize]| self.pass(&ids, pass);
-        if self.pools.is_empty() {
+        let workers = self.plan.workers.min(passes.len());
+        if workers <= 1 {
             for pass in &passes {
                 place(&mut vectors, pass, run(pass)?);
-            }
-            return Ok(vectors);
-        }
-        let workers = self.pools.len().min(passes.len());
-        if workers <= 1 {
-            let done = self.pools[0].install(|| {
-                passes
-                    .iter()
-                    .map(|pass| run(pass))
-                    .collect::<Result<Vec<_>, _>>()
-            })?;
-            for (pass, rows) in passes.iter().zip(done) {
-                place(&mut vectors, pass, rows);
             }
             return Ok(vectors);
         }
@@ -230,12 +196,12 @@ impl Embedder {
         // passes go first, so no worker is left with a long one at the end.
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Result<Vec<PassRows>, EmbedError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self.pools[..workers]
-                .iter()
-                .map(|pool| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
                     let (next, passes, run) = (&next, &passes, &run);
-                    scope.spawn(move || {
-                        pool.install(|| {
+                    std::thread::Builder::new()
+                        .name("skilldex-embed".to_string())
+                        .spawn_scoped(scope, move || {
                             let mut done = Vec::new();
                             loop {
                                 let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -245,15 +211,17 @@ impl Embedder {
                                 done.push((pass, run(&passes[pass])?));
                             }
                         })
-                    })
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
+                .map(|spawned| match spawned {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
                         Err(EmbedError::Inference("an embedding worker panicked".into()))
-                    })
+                    }),
+                    Err(e) => Err(EmbedError::Inference(format!(
+                        "no thread for embedding: {e}"
+                    ))),
                 })
                 .collect()
         });
@@ -265,21 +233,10 @@ impl Embedder {
         Ok(vectors)
     }
 
-    /// One forward pass over the texts `pass` (indices into `ids`), padded
-    /// to the longest with the attention mask.
+    /// One forward pass over the texts `pass` (indices into `ids`).
     fn pass(&self, ids: &[&[u32]], pass: &[usize]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let length = pass.iter().map(|&i| ids[i].len()).max().unwrap_or(0).max(1);
-        let mut padded = vec![0u32; pass.len() * length];
-        let mut mask = vec![0u32; pass.len() * length];
-        for (row, &i) in pass.iter().enumerate() {
-            let own = ids[i];
-            padded[row * length..row * length + own.len()].copy_from_slice(own);
-            mask[row * length..row * length + own.len()].fill(1);
-        }
-        self.bert
-            .embed(&padded, &mask, pass.len(), length)
-            .and_then(|t| t.to_vec2::<f32>())
-            .map_err(|e| EmbedError::Inference(e.to_string()))
+        let texts: Vec<&[u32]> = pass.iter().map(|&i| ids[i]).collect();
+        self.bert.embed(&texts).map_err(EmbedError::Inference)
     }
 
     /// The number of tokens `text` becomes (after truncation).
@@ -291,7 +248,8 @@ impl Embedder {
 }
 
 /// The texts (by index) of each forward pass: sorted by length, shortest
-/// first, each pass as many as fit `batch_tokens` padded tokens (at least
+/// first, each pass as many as fit `batch_tokens` tokens counted as rows ×
+/// the longest (at least
 /// one) and `max_rows`.
 fn passes(ids: &[&[u32]], batch_tokens: usize, max_rows: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..ids.len()).collect();
@@ -389,7 +347,7 @@ pub(crate) mod tests {
             .iter()
             .map(|s| s.text.as_str())
             .collect();
-        // One batch (padded, with a mask) and one text at a time agree.
+        // One batch (texts of many lengths stacked) and one text at a time agree.
         let batch = embedder.embed(&texts).unwrap();
         for (i, sentence) in reference.sentences.iter().enumerate() {
             // Padding off: a short text is as many tokens as it has, and a
@@ -432,7 +390,7 @@ pub(crate) mod tests {
             .collect();
         let ids: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
         let found = passes(&ids, 100, 32);
-        // Shortest first; a pass pads to its longest, within 100 tokens;
+        // Shortest first; rows × the longest within 100 tokens;
         // a text longer than the budget is a pass of its own.
         assert_eq!(found, vec![vec![0, 2, 4], vec![1, 5], vec![3]]);
         for pass in &found {
@@ -457,22 +415,19 @@ pub(crate) mod tests {
                 batch_tokens: 1,
                 max_rows: 1,
                 workers: 1,
-                own_threads: true,
             },
             EmbedPlan {
                 batch_tokens: 64,
                 max_rows: 4,
                 workers: 3,
-                own_threads: true,
             },
             EmbedPlan {
                 batch_tokens: 10_000,
                 max_rows: 32,
                 workers: 1,
-                own_threads: false,
             },
         ] {
-            embedder.set_plan(plan).unwrap();
+            embedder.set_plan(plan);
             let got = embedder.embed(&texts).unwrap();
             for (a, b) in got.iter().zip(&reference) {
                 assert!(crate::embed::cosine(a, b) > 0.9999, "{plan:?}");
