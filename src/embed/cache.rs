@@ -27,6 +27,7 @@ use crate::hash::StableHasher;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"SKDXEMB2";
 const HEADER: usize = 12;
@@ -66,7 +67,7 @@ pub struct EmbeddingCache {
     dimension: usize,
     /// The vector and whether it was used (looked up or inserted) since
     /// the cache was opened.
-    entries: HashMap<u128, (Box<[f32]>, bool)>,
+    entries: HashMap<u128, (Arc<[f32]>, bool)>,
     /// Keys in the order they were first written (oldest first).
     order: Vec<u128>,
     /// Keys inserted since the last save (to append).
@@ -138,13 +139,16 @@ impl EmbeddingCache {
         Some(vector)
     }
 
+    /// The vector of `key` as a shared row (and mark it used).
+    pub fn shared(&mut self, key: u128) -> Option<Arc<[f32]>> {
+        let (vector, used) = self.entries.get_mut(&key)?;
+        *used = true;
+        Some(vector.clone())
+    }
+
     pub fn insert(&mut self, key: u128, vector: Vec<f32>) {
         debug_assert_eq!(vector.len(), self.dimension);
-        if self
-            .entries
-            .insert(key, (vector.into_boxed_slice(), true))
-            .is_none()
-        {
+        if self.entries.insert(key, (vector.into(), true)).is_none() {
             self.order.push(key);
         }
         self.fresh.push(key);
@@ -180,7 +184,7 @@ impl EmbeddingCache {
             }
             for chunk in body[4..].chunks_exact(record) {
                 let key = u128::from_le_bytes(chunk[..16].try_into().unwrap_or_default());
-                let vector: Box<[f32]> = chunk[16..]
+                let vector: Arc<[f32]> = chunk[16..]
                     .chunks_exact(4)
                     .map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default()))
                     .collect();

@@ -29,6 +29,7 @@ use crate::embed::{self, EmbedError};
 #[cfg(feature = "semantic")]
 use crate::embed::{Embedder, EmbeddingCache};
 use std::path::Path;
+use std::sync::Arc;
 #[cfg(feature = "semantic")]
 use std::sync::Mutex;
 
@@ -41,13 +42,24 @@ pub const SEMANTIC_MIN: f32 = 0.35;
 /// The text an entry of the index is embedded by: its name (words apart)
 /// and its description.
 pub fn skill_text(catalog: &Catalog, index: usize) -> String {
+    let mut text = String::new();
+    write_skill_text(&mut text, catalog, index);
+    text
+}
+
+/// [`skill_text`] into `out` (cleared first), so a pass over every skill
+/// reuses one buffer.
+fn write_skill_text(out: &mut String, catalog: &Catalog, index: usize) {
     let skill = &catalog.skills()[index];
-    let name: String = skill
-        .name
-        .chars()
-        .map(|c| if matches!(c, '-' | '_') { ' ' } else { c })
-        .collect();
-    format!("{name}: {}", skill.description)
+    out.clear();
+    out.extend(
+        skill
+            .name
+            .chars()
+            .map(|c| if matches!(c, '-' | '_') { ' ' } else { c }),
+    );
+    out.push_str(": ");
+    out.push_str(&skill.description);
 }
 
 /// A tool's text is cut to this many bytes (its description to
@@ -147,12 +159,12 @@ pub struct EmbedStats {
 }
 
 /// The vectors of one snapshot's entries, row by row: the skills', then
-/// the tools' (in [`Catalog::tools`]' order).
+/// the tools' (in [`Catalog::tools`]' order). Rows are shared with the
+/// cache and with earlier snapshots, not copied.
 #[derive(Debug, Clone)]
 pub struct SemanticIndex {
-    dimension: usize,
     skills: usize,
-    vectors: Vec<f32>,
+    rows: Vec<Arc<[f32]>>,
     stats: EmbedStats,
 }
 
@@ -163,21 +175,16 @@ impl SemanticIndex {
 
     /// The cosine of every skill with `query` (a unit vector).
     pub fn cosines(&self, query: &[f32]) -> Vec<f32> {
-        self.rows(query, 0, self.skills)
+        self.cosines_of(&self.rows[..self.skills.min(self.rows.len())], query)
     }
 
     /// The cosine of every tool with `query`.
     pub fn tool_cosines(&self, query: &[f32]) -> Vec<f32> {
-        self.rows(query, self.skills, usize::MAX)
+        self.cosines_of(&self.rows[self.skills.min(self.rows.len())..], query)
     }
 
-    fn rows(&self, query: &[f32], skip: usize, take: usize) -> Vec<f32> {
-        self.vectors
-            .chunks_exact(self.dimension.max(1))
-            .skip(skip)
-            .take(take)
-            .map(|row| embed::cosine(row, query))
-            .collect()
+    fn cosines_of(&self, rows: &[Arc<[f32]>], query: &[f32]) -> Vec<f32> {
+        rows.iter().map(|row| embed::cosine(row, query)).collect()
     }
 }
 
@@ -224,30 +231,45 @@ impl SemanticModel {
     pub fn index(&self, catalog: &Catalog) -> Result<SemanticIndex, EmbedError> {
         let skills = catalog.skills().len();
         let dimension = self.embedder.dimension();
-        let texts: Vec<String> = (0..skills)
-            .map(|i| skill_text(catalog, i))
-            .chain((0..catalog.tool_count()).filter_map(|i| tool_text(catalog, i)))
-            .collect();
-        let count = texts.len();
-        let keys: Vec<u128> = texts.iter().map(|t| embed::text_key(t)).collect();
+        // Keys first, each text built in one reused buffer: on a reload
+        // almost every entry is cached, and only the missing ones' texts
+        // are kept.
+        let mut buffer = String::new();
+        let mut keys: Vec<u128> = Vec::with_capacity(skills + catalog.tool_count());
+        let mut texts: Vec<(usize, String)> = Vec::new();
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let missing: Vec<usize> = (0..count)
-            .filter(|&i| cache.get(keys[i]).is_none())
-            .collect();
-        if !missing.is_empty() {
-            let batch: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
+        for i in 0..skills {
+            write_skill_text(&mut buffer, catalog, i);
+            let key = embed::text_key(&buffer);
+            if cache.get(key).is_none() {
+                texts.push((keys.len(), buffer.clone()));
+            }
+            keys.push(key);
+        }
+        for text in (0..catalog.tool_count()).filter_map(|i| tool_text(catalog, i)) {
+            let key = embed::text_key(&text);
+            if cache.get(key).is_none() {
+                texts.push((keys.len(), text));
+            }
+            keys.push(key);
+        }
+        let count = keys.len();
+        // The same text twice (two skills alike) is embedded once.
+        texts.sort_by_key(|(i, _)| keys[*i]);
+        texts.dedup_by_key(|(i, _)| keys[*i]);
+        let embedded = texts.len();
+        if !texts.is_empty() {
+            let batch: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = self.embedder.embed(&batch)?;
-            for (&i, vector) in missing.iter().zip(vectors) {
-                cache.insert(keys[i], vector);
+            for ((i, _), vector) in texts.iter().zip(vectors) {
+                cache.insert(keys[*i], vector);
             }
         }
-        let mut vectors = Vec::with_capacity(count * dimension);
-        for key in &keys {
-            match cache.get(*key) {
-                Some(v) => vectors.extend_from_slice(v),
-                None => vectors.extend(std::iter::repeat_n(0.0, dimension)),
-            }
-        }
+        let missing: Arc<[f32]> = vec![0.0; dimension].into();
+        let rows = keys
+            .iter()
+            .map(|key| cache.shared(*key).unwrap_or_else(|| missing.clone()))
+            .collect();
         let cache_error = cache.save().err().map(|e| {
             format!(
                 "{}: {e}",
@@ -257,13 +279,12 @@ impl SemanticModel {
             )
         });
         Ok(SemanticIndex {
-            dimension,
             skills,
-            vectors,
+            rows,
             stats: EmbedStats {
                 entries: count,
                 tools: count - skills,
-                embedded: missing.len(),
+                embedded,
                 cache_error,
             },
         })
