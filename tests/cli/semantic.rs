@@ -182,12 +182,21 @@ fn the_cache_embeds_only_new_texts_and_survives_corruption() {
     let third = search(&root, &cache, &args, "weather tomorrow");
     assert!(third.stderr.contains("embedded 1 of 6 skills"), "{third:?}");
 
-    // A damaged cache file is ignored and rewritten, never fatal.
+    // The cache is a journal: that one vector was appended as a block of
+    // its own. A torn last block (a write cut short) loses only itself.
     let files: Vec<PathBuf> = std::fs::read_dir(cache.join("embeddings"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
+    let bytes = std::fs::read(&files[0]).unwrap();
+    std::fs::write(&files[0], &bytes[..bytes.len() - 3]).unwrap();
+    let torn = search(&root, &cache, &args, "weather tomorrow");
+    assert_eq!(torn.code, 0, "{torn:?}");
+    assert!(torn.stderr.contains("embedded 1 of 6 skills"), "{torn:?}");
+    assert_eq!(torn.stdout, third.stdout);
+
+    // A damaged cache file is ignored and rewritten, never fatal.
     let mut bytes = std::fs::read(&files[0]).unwrap();
     bytes.truncate(bytes.len() / 2);
     std::fs::write(&files[0], bytes).unwrap();
