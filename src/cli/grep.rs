@@ -67,6 +67,7 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
         // As rg: a line at a time to a terminal, in blocks to a pipe.
         each_line: std::io::stdout().is_terminal(),
         previous: None,
+        file: FilePrefix::default(),
     };
     let result = match search.finish_into(&catalog, &mut printer) {
         Ok(result) => result,
@@ -117,6 +118,44 @@ struct GrepPrinter<W: Write> {
     each_line: bool,
     /// The number of the current file's last line printed.
     previous: Option<u64>,
+    file: FilePrefix,
+}
+
+/// What every line of one file prints about the file, made once per file
+/// (a path is checked for control characters once, not on every line).
+#[derive(Default)]
+struct FilePrefix {
+    skill: String,
+    path: String,
+    /// `skill/path` (text), or `,"path":…,"skill":…` (JSON).
+    bytes: Vec<u8>,
+}
+
+impl FilePrefix {
+    fn of(&mut self, skill: &str, path: &str, json: bool) -> std::io::Result<&[u8]> {
+        if self.skill != skill || self.path != path || self.bytes.is_empty() {
+            self.skill.clear();
+            self.skill.push_str(skill);
+            self.path.clear();
+            self.path.push_str(path);
+            let out = &mut self.bytes;
+            out.clear();
+            if json {
+                // The keys in the order a JSON object of them is written.
+                out.extend_from_slice(b",\"path\":");
+                serde_json::to_writer(&mut *out, path)?;
+                out.extend_from_slice(b",\"skill\":");
+                serde_json::to_writer(&mut *out, skill)?;
+            } else {
+                out.extend_from_slice(skill.as_bytes());
+                out.push(b'/');
+                // A control character in a file name must not reach the
+                // terminal or split the line.
+                out.extend_from_slice(printable(path).as_bytes());
+            }
+        }
+        Ok(&self.bytes)
+    }
 }
 
 impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
@@ -147,14 +186,11 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
     ) -> std::io::Result<()> {
         let matched = kind == skilldex::query::LineKind::Match;
         let out = &mut self.out;
+        let file = self.file.of(skill, path, self.json)?;
         if self.json {
-            // The keys in the order a JSON object of them is written.
             out.write_all(b"{\"line\":")?;
             write_decimal(out, number)?;
-            out.write_all(b",\"path\":")?;
-            serde_json::to_writer(&mut *out, path)?;
-            out.write_all(b",\"skill\":")?;
-            serde_json::to_writer(&mut *out, skill)?;
+            out.write_all(file)?;
             out.write_all(b",\"text\":")?;
             serde_json::to_writer(&mut *out, text)?;
             out.write_all(if matched {
@@ -167,11 +203,7 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
                 out.write_all(b"--\n")?;
             }
             let separator = if matched { b":" } else { b"-" };
-            out.write_all(skill.as_bytes())?;
-            out.write_all(b"/")?;
-            // A control character in a file name must not reach the
-            // terminal or split the line.
-            out.write_all(printable(path).as_bytes())?;
+            out.write_all(file)?;
             out.write_all(separator)?;
             write_decimal(out, number)?;
             out.write_all(separator)?;

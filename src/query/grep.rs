@@ -125,9 +125,6 @@ pub enum GrepError {
     Output(#[source] std::io::Error),
 }
 
-/// The settings a searcher is built from (see `searcher`).
-type SearcherKey = (usize, usize, Option<u64>);
-
 /// Lines the scan's search keeps in all before the answer can be put in
 /// order. Past it (or `order::HOLD` in one file) a file is searched again
 /// once the scan is done, streaming, instead of held: the common answer is
@@ -284,6 +281,9 @@ pub struct ScanSearch {
 }
 
 struct ScanSearchInner {
+    /// Tells this search's thread-local searcher and matcher from those
+    /// of an earlier search that ran on the same thread.
+    id: u64,
     matcher: grep_regex::RegexMatcher,
     request: GrepRequest,
     /// Bytes of lines held in `hits`.
@@ -294,17 +294,31 @@ struct ScanSearchInner {
 }
 
 thread_local! {
-    /// One searcher per walker thread, rebuilt only when the context or
-    /// count settings change (a searcher owns a 64 KiB buffer).
-    static SEARCHER: std::cell::RefCell<Option<(SearcherKey, Searcher)>> =
+    /// One searcher and one matcher per walker thread, for the search
+    /// `ThreadSearch::id` names (a searcher owns a 64 KiB buffer). The
+    /// matcher is the thread's own clone: a clone has its own pool of
+    /// regex caches, which the thread that made it takes without a lock,
+    /// where a matcher shared between threads hands every other thread its
+    /// caches through a mutex, once per line searched.
+    static THREAD_SEARCH: std::cell::RefCell<Option<ThreadSearch>> =
         const { std::cell::RefCell::new(None) };
 }
+
+struct ThreadSearch {
+    id: u64,
+    searcher: Searcher,
+    matcher: grep_regex::RegexMatcher,
+}
+
+/// The next `ScanSearchInner::id`.
+static NEXT_SEARCH_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl ScanSearch {
     /// Compile the pattern; fails on a bad pattern before anything is read.
     pub fn new(request: &GrepRequest) -> Result<Self, GrepError> {
         Ok(ScanSearch {
             inner: std::sync::Arc::new(ScanSearchInner {
+                id: NEXT_SEARCH_ID.fetch_add(1, Ordering::Relaxed),
                 matcher: matcher(request)?,
                 request: request.clone(),
                 pending: AtomicUsize::new(0),
@@ -322,17 +336,18 @@ impl ScanSearch {
             if request.max_count == Some(0) {
                 return; // As with `rg -m 0`: no match is wanted.
             }
-            let key = (
-                request.before_context,
-                request.after_context,
-                request.max_count,
-            );
-            let work = SEARCHER.with(|cell| {
+            let work = THREAD_SEARCH.with(|cell| {
                 let mut cell = cell.borrow_mut();
-                if cell.as_ref().is_none_or(|(k, _)| *k != key) {
-                    *cell = Some((key, searcher(request)));
+                if cell.as_ref().is_none_or(|t| t.id != inner.id) {
+                    *cell = Some(ThreadSearch {
+                        id: inner.id,
+                        searcher: searcher(request),
+                        matcher: inner.matcher.clone(),
+                    });
                 }
-                let (_, searcher) = cell.as_mut()?;
+                let ThreadSearch {
+                    searcher, matcher, ..
+                } = cell.as_mut()?;
                 let too_much = std::cell::Cell::new(false);
                 let mut sink = FileSearch::new(request, |lines: &mut Lines| {
                     let held = lines.held();
@@ -345,14 +360,10 @@ impl ScanSearch {
                     true
                 });
                 let searched = match file.bytes {
-                    Some(bytes) => searcher
-                        .search_slice(&inner.matcher, bytes, &mut sink)
-                        .is_ok(),
+                    Some(bytes) => searcher.search_slice(&*matcher, bytes, &mut sink).is_ok(),
                     // Opened from the walk's open folder, never by path.
                     None => match file.open() {
-                        Ok(opened) => searcher
-                            .search_file(&inner.matcher, &opened, &mut sink)
-                            .is_ok(),
+                        Ok(opened) => searcher.search_file(&*matcher, &opened, &mut sink).is_ok(),
                         Err(error) => {
                             inner
                                 .unreadable
@@ -371,7 +382,7 @@ impl ScanSearch {
                     return None;
                 }
                 inner.pending.fetch_add(lines.held(), Ordering::Relaxed);
-                Some(Work::Found(lines))
+                Some(Work::Found(lines.into_chunk()))
             });
             if let Some(work) = work {
                 inner.hits.lock().unwrap_or_else(|e| e.into_inner()).push((
@@ -428,8 +439,9 @@ impl ScanSearch {
         let mut real_folders: HashMap<usize, Option<PathBuf>> = HashMap::new();
         // And the disabled skills nested in it, which links must not reach.
         let mut disabled_inside: HashMap<usize, super::read::DisabledInside> = HashMap::new();
+        let mut holds = HoldsSkillFile::default();
         for (path, through_link, work) in hits {
-            let Some(owner) = owner_of(&path, &folders) else {
+            let Some(owner) = owner_of(&path, &folders, &mut holds) else {
                 continue;
             };
             let skill = &all[owner];
@@ -490,7 +502,7 @@ impl ScanSearch {
         )
         .into_iter()
         .filter_map(|(path, error)| {
-            let owner = owner_of(&path, &folders)?;
+            let owner = owner_of(&path, &folders, &mut holds)?;
             let order = order_of[owner]?;
             let relative = super::files::relative_name(all[owner].dir(), &path);
             Some((order, relative, error))
@@ -596,18 +608,30 @@ fn once_per_real_file(hits: &mut Vec<SkillHit>, real_folder: &Path) {
     hits.retain(|hit| seen.insert(hit.real_path.clone().unwrap_or_else(|| on_disk(hit))));
 }
 
+/// Folders (as bytes) found to hold a skill file or not, so that a folder
+/// with many files in the answer is looked at once.
+type HoldsSkillFile = HashMap<Vec<u8>, bool, FastState>;
+
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.
-fn owner_of(path: &Path, folders: &FolderMap) -> Option<usize> {
+fn owner_of(path: &Path, folders: &FolderMap, holds: &mut HoldsSkillFile) -> Option<usize> {
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if let Some(&i) = folders.get(d.as_os_str().as_encoded_bytes()) {
+        let key = d.as_os_str().as_encoded_bytes();
+        if let Some(&i) = folders.get(key) {
             return Some(i);
         }
-        if crate::scan::SKILL_FILE_NAMES
-            .iter()
-            .any(|n| d.join(n).is_file())
-        {
+        let skill_file = match holds.get(key) {
+            Some(&skill_file) => skill_file,
+            None => {
+                let skill_file = crate::scan::SKILL_FILE_NAMES
+                    .iter()
+                    .any(|n| d.join(n).is_file());
+                holds.insert(key.to_vec(), skill_file);
+                skill_file
+            }
+        };
+        if skill_file {
             return None;
         }
         dir = d.parent();

@@ -109,6 +109,56 @@ fn max_count_after_context_in_json() {
     assert_eq!(summary["truncated"], false);
 }
 
+#[test]
+fn invalid_utf8_is_replaced_line_by_line() {
+    // The lines of a file are checked as UTF-8 together: a line that ends
+    // in the middle of a character and a next line that starts with the
+    // rest of it must not make one valid character between them.
+    let temp = steps_catalog();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "steps/split.md",
+        b"Steps \xe2\x82\n\xacSteps\n".as_slice(),
+    );
+    write(
+        &root,
+        "steps/bad.md",
+        b"Steps \xff one\r\nSteps caf\xc3\xa9\n".as_slice(),
+    );
+    let out = grep_in(&temp, &["--skill", "steps", "-F", "Steps"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let of = |file: &str| -> Vec<&str> {
+        out.stdout
+            .lines()
+            .filter(|l| l.starts_with(&format!("steps/{file}:")))
+            .collect()
+    };
+    assert_eq!(
+        of("split.md"),
+        [
+            "steps/split.md:1:Steps \u{fffd}",
+            "steps/split.md:2:\u{fffd}Steps"
+        ],
+        "{out:?}"
+    );
+    assert_eq!(
+        of("bad.md"),
+        [
+            "steps/bad.md:1:Steps \u{fffd} one",
+            "steps/bad.md:2:Steps café"
+        ],
+        "{out:?}"
+    );
+    let json = grep_in(&temp, &["--skill", "steps", "--json", "-F", "Steps"]);
+    let texts: Vec<String> = json_lines(&json)
+        .iter()
+        .filter(|l| l["path"] == "split.md")
+        .map(|l| l["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(texts, ["Steps \u{fffd}", "\u{fffd}Steps"], "{json:?}");
+}
+
 /// `tools/linked`: `refs/a.md`, a folder link `inner -> refs`, a file link
 /// `alias.md -> refs/a.md`, a link `away -> ../../outside` that leaves the
 /// skill, and a link to the skill's own `SKILL.md`.

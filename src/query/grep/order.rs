@@ -9,7 +9,7 @@
 //! answer is complete (the cap) or cannot be written, the remaining files
 //! are not searched.
 
-use super::sink::{Emitter, FileSearch, Lines};
+use super::sink::{Chunk, Emitter, FileSearch, Lines};
 use super::GrepRequest;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -32,7 +32,7 @@ pub(super) struct Job {
 
 pub(super) enum Work {
     /// Searched already (during the scan): its lines.
-    Found(Lines),
+    Found(Chunk),
     /// To search: the file.
     Search(PathBuf),
 }
@@ -69,6 +69,7 @@ pub(super) fn run(
         .clamp(1, 8)
         .min(files.iter().flatten().count());
     let shared = Shared {
+        workers: threads > 0,
         files: &files,
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
@@ -101,7 +102,7 @@ pub(super) fn run(
 /// What a job has handed on.
 #[derive(Default)]
 struct Slot {
-    chunks: VecDeque<Lines>,
+    chunks: VecDeque<Chunk>,
     /// Bytes in `chunks`.
     queued: usize,
     /// The file's search is over: its count of matches.
@@ -109,17 +110,19 @@ struct Slot {
 }
 
 impl Slot {
-    fn found(lines: Lines) -> Self {
-        let matches = lines.matches;
+    fn found(chunk: Chunk) -> Self {
         Slot {
-            queued: lines.held(),
-            chunks: VecDeque::from([lines]),
-            finished: Some(matches),
+            queued: chunk.held(),
+            finished: Some(chunk.matches),
+            chunks: VecDeque::from([chunk]),
         }
     }
 }
 
 struct Shared<'a> {
+    /// Some files are searched here, by workers (which wait on `turn`);
+    /// otherwise every line came from the scan and nobody waits.
+    workers: bool,
     files: &'a [Option<(PathBuf, String)>],
     /// The next job a worker takes.
     next: AtomicUsize,
@@ -144,6 +147,14 @@ impl Shared<'_> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Tell waiting workers that a chunk was read or the head moved (a
+    /// system call each time, so not when there are none).
+    fn wake_workers(&self) {
+        if self.workers {
+            self.turn.notify_all();
+        }
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -159,7 +170,7 @@ impl Shared<'_> {
             if let Some(chunk) = slot.chunks.pop_front() {
                 slot.queued -= chunk.held();
                 drop(state);
-                self.turn.notify_all();
+                self.wake_workers();
                 if !emitter.lines(skill, path, &chunk)? {
                     return emitter.close(skill, path);
                 }
@@ -171,7 +182,7 @@ impl Shared<'_> {
                 }
                 state = self.lock();
                 state.head += 1;
-                self.turn.notify_all();
+                self.wake_workers();
             } else {
                 state = self.turn.wait(state).unwrap_or_else(|e| e.into_inner());
             }
@@ -183,6 +194,9 @@ impl Shared<'_> {
     /// stops.
     fn work(&self, matcher: &grep_regex::RegexMatcher, request: &GrepRequest) {
         let mut searcher = super::searcher(request);
+        // The worker's own clone: its regex caches come without a lock
+        // (see `THREAD_SEARCH`).
+        let matcher = &matcher.clone();
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= self.files.len() || self.stopped() {
@@ -203,13 +217,13 @@ impl Shared<'_> {
                             .push((i, error.to_string()));
                         false
                     });
-            let lines = sink.lines;
+            let chunk = sink.lines.into_chunk();
             let mut state = self.lock();
             let slot = &mut state.slots[i];
             if searched {
-                slot.queued += lines.held();
-                slot.finished = Some(lines.matches);
-                slot.chunks.push_back(lines);
+                slot.queued += chunk.held();
+                slot.finished = Some(chunk.matches);
+                slot.chunks.push_back(chunk);
             } else {
                 // Unreadable: what is not given yet is dropped.
                 slot.chunks.clear();
@@ -224,8 +238,8 @@ impl Shared<'_> {
     /// Hand job `i`'s lines on, then wait while too many of them are
     /// unread. False stops the file's search.
     fn hand_on(&self, i: usize, lines: &mut Lines) -> bool {
+        let chunk = lines.take_chunk();
         let mut state = self.lock();
-        let chunk = lines.take_lines();
         let slot = &mut state.slots[i];
         slot.queued += chunk.held();
         slot.chunks.push_back(chunk);

@@ -61,60 +61,147 @@ pub struct GrepSummary {
     pub unreadable: usize,
 }
 
-/// The lines of one file (or the part not handed on yet), back to back in
-/// one buffer: a kind byte, the line number and the text's length, then
-/// the text.
+/// The lines of one file (or the part not handed on yet) as the search
+/// finds them: a head per line (its kind, number and length) and the texts
+/// back to back, each followed by `\n`. No allocation per line; handed on
+/// as a `Chunk`.
 #[derive(Debug, Default)]
 pub(super) struct Lines {
-    bytes: Vec<u8>,
+    heads: Vec<Head>,
+    text: Vec<u8>,
+    /// Text bytes to reserve at the first line of a chunk after the first
+    /// (a long file's chunks each fill one allocation, not grow one).
+    reserve: usize,
     /// Matches counted in the file so far (with `-m`, at most that many).
     pub(super) matches: usize,
 }
 
-const HEADER: usize = 1 + 8 + 4;
+/// Lines handed on, their texts checked as UTF-8 in one pass on the thread
+/// that searched them: the `\n` after each text keeps every line's end on a
+/// character boundary, so the whole is valid only if each line is, and the
+/// thread that answers slices them without checking again.
+#[derive(Debug)]
+pub(super) struct Chunk {
+    heads: Vec<Head>,
+    text: Text,
+    /// The file's matches, when the chunk is the rest of a finished file
+    /// (`Lines::into_chunk`); 0 for a chunk handed on mid-file.
+    pub(super) matches: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    number: u64,
+    /// Of the text, without the `\n` that follows it.
+    len: u32,
+    kind: LineKind,
+}
+
+#[derive(Debug)]
+enum Text {
+    /// All valid UTF-8.
+    Checked(String),
+    /// Not valid UTF-8 as a whole: each line is checked alone.
+    Bytes(Vec<u8>),
+}
+
+/// At most this many text bytes are reserved for the next chunk of a file
+/// (as much as the last chunk took). A file's first lines reserve nothing
+/// ahead: room by the file's size, or even a few lines' worth, would be
+/// held for every file with one match.
+const MAX_RESERVE: usize = 256 * 1024;
 
 impl Lines {
     fn push(&mut self, kind: LineKind, number: u64, text: &[u8]) {
         // A line longer than 4 GiB keeps its first 4 GiB.
         let text = &text[..text.len().min(u32::MAX as usize)];
-        self.bytes.reserve(HEADER + text.len());
-        self.bytes.push(match kind {
-            LineKind::Match => 0,
-            LineKind::Context => 1,
+        if self.text.capacity() == 0 && self.reserve > 0 {
+            self.text.reserve(self.reserve);
+            self.heads.reserve(self.reserve / 64);
+        }
+        self.heads.push(Head {
+            number,
+            len: text.len() as u32,
+            kind,
         });
-        self.bytes.extend_from_slice(&number.to_le_bytes());
-        self.bytes
-            .extend_from_slice(&(text.len() as u32).to_le_bytes());
-        self.bytes.extend_from_slice(text);
+        self.text.reserve(text.len() + 1);
+        self.text.extend_from_slice(text);
+        self.text.push(b'\n');
     }
 
     /// Bytes held: what the buffer costs.
     pub(super) fn held(&self) -> usize {
-        self.bytes.len()
+        held(&self.heads, self.text.len())
     }
 
-    /// The lines held, to hand on; the count stays (it is the file's).
-    pub(super) fn take_lines(&mut self) -> Lines {
-        Lines {
-            bytes: std::mem::take(&mut self.bytes),
-            matches: 0,
+    /// The lines held, to hand on; the count stays (it is the file's), and
+    /// the next lines get as much room as these had.
+    pub(super) fn take_chunk(&mut self) -> Chunk {
+        self.reserve = self.text.capacity().min(MAX_RESERVE);
+        Chunk::new(
+            std::mem::take(&mut self.heads),
+            std::mem::take(&mut self.text),
+            0,
+        )
+    }
+
+    /// The rest of a finished file, with its count.
+    pub(super) fn into_chunk(self) -> Chunk {
+        Chunk::new(self.heads, self.text, self.matches)
+    }
+}
+
+/// The text of one line, invalid UTF-8 replaced.
+fn line_text(bytes: &[u8], range: std::ops::Range<usize>) -> std::borrow::Cow<'_, str> {
+    let bytes = bytes.get(range).unwrap_or_default();
+    // Checking is much cheaper than the lossy conversion's scan.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+fn held(heads: &[Head], text: usize) -> usize {
+    std::mem::size_of_val(heads) + text
+}
+
+impl Chunk {
+    fn new(heads: Vec<Head>, text: Vec<u8>, matches: usize) -> Self {
+        let text = match String::from_utf8(text) {
+            Ok(text) => Text::Checked(text),
+            Err(error) => Text::Bytes(error.into_bytes()),
+        };
+        Chunk {
+            heads,
+            text,
+            matches,
         }
     }
 
-    fn iter(&self) -> impl Iterator<Item = (LineKind, u64, &[u8])> {
-        let mut rest = &self.bytes[..];
-        std::iter::from_fn(move || {
-            let (header, tail) = rest.split_at_checked(HEADER)?;
-            let kind = if header[0] == 0 {
-                LineKind::Match
-            } else {
-                LineKind::Context
+    /// Bytes held: what the buffer costs.
+    pub(super) fn held(&self) -> usize {
+        let text = match &self.text {
+            Text::Checked(text) => text.len(),
+            Text::Bytes(bytes) => bytes.len(),
+        };
+        held(&self.heads, text)
+    }
+
+    /// Each line: its kind, number and text (invalid UTF-8 replaced).
+    fn iter(&self) -> impl Iterator<Item = (LineKind, u64, std::borrow::Cow<'_, str>)> {
+        let mut start = 0;
+        self.heads.iter().map(move |head| {
+            let range = start..start + head.len as usize;
+            start = range.end + 1;
+            let text = match &self.text {
+                // Always on a boundary (see `Chunk`); `get` only checks.
+                Text::Checked(text) => match text.get(range.clone()) {
+                    Some(text) => std::borrow::Cow::Borrowed(text),
+                    None => line_text(text.as_bytes(), range),
+                },
+                Text::Bytes(bytes) => line_text(bytes, range),
             };
-            let number = u64::from_le_bytes(header[1..9].try_into().ok()?);
-            let len = u32::from_le_bytes(header[9..13].try_into().ok()?) as usize;
-            let (text, tail) = tail.split_at_checked(len)?;
-            rest = tail;
-            Some((kind, number, text))
+            (head.kind, head.number, text)
         })
     }
 }
@@ -157,11 +244,7 @@ impl<F: FnMut(&mut Lines) -> bool> FileSearch<F> {
 impl<F: FnMut(&mut Lines) -> bool> Sink for FileSearch<F> {
     type Error = std::io::Error;
 
-    fn matched(
-        &mut self,
-        _searcher: &Searcher,
-        found: &SinkMatch<'_>,
-    ) -> Result<bool, Self::Error> {
+    fn matched(&mut self, searcher: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         let counted = self
             .max_count
             .is_none_or(|max| (self.lines.matches as u64) < max);
@@ -183,8 +266,11 @@ impl<F: FnMut(&mut Lines) -> bool> Sink for FileSearch<F> {
         };
         let bytes = found.bytes();
         // A multi-line match arrives as one block; report each line. (The
-        // matcher never matches across lines, so this is rare.)
-        if memchr::memchr(b'\n', bytes).is_none_or(|at| at + 1 == bytes.len()) {
+        // searcher only gives one in multi-line mode, which grep never
+        // asks for: every match is one line, not scanned again here.)
+        if !searcher.multi_line()
+            || memchr::memchr(b'\n', bytes).is_none_or(|at| at + 1 == bytes.len())
+        {
             return Ok(self.push(kind, found.line_number(), bytes) && !enough);
         }
         let mut number = found.line_number();
@@ -266,7 +352,7 @@ impl<'s> Emitter<'s> {
         &mut self,
         skill: &str,
         path: &str,
-        lines: &Lines,
+        lines: &Chunk,
     ) -> std::io::Result<bool> {
         if self.done {
             return Ok(false);
@@ -293,14 +379,7 @@ impl<'s> Emitter<'s> {
                 self.summary.matches += 1;
                 self.file_matches += 1;
             }
-            // Checking is much cheaper than the lossy conversion's scan.
-            match std::str::from_utf8(text) {
-                Ok(text) => self.sink.line(skill, path, kind, number, text)?,
-                Err(_) => {
-                    let text = String::from_utf8_lossy(text);
-                    self.sink.line(skill, path, kind, number, &text)?;
-                }
-            }
+            self.sink.line(skill, path, kind, number, &text)?;
         }
         Ok(true)
     }
