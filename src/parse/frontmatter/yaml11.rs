@@ -19,13 +19,19 @@ pub(super) fn may_read_differently(yaml: &str) -> bool {
             .trim_start()
             .starts_with(|c: char| c.is_ascii_digit() || "+.<yYnNoO".contains(c))
     };
-    // In a flow collection, every item counts.
+    // In a flow collection, every item counts; one left open at the end
+    // of its line goes on over the next lines, which are scanned.
     let flow = |text: &str| {
         let text = text.trim_start_matches([' ', '\t', '-']).trim_start();
+        let depth = |open: char, close: char| {
+            text.matches(open).count() as isize - text.matches(close).count() as isize
+        };
         text.starts_with(['[', '{'])
-            && text
-                .match_indices(['[', '{', ',', ':'])
-                .any(|(i, _)| starts(&text[i + 1..]))
+            && (depth('[', ']') > 0
+                || depth('{', '}') > 0
+                || text
+                    .match_indices(['[', '{', ',', ':'])
+                    .any(|(i, _)| starts(&text[i + 1..])))
     };
     // A key is read differently only as a whole word (`on:`, `no:`), or
     // when it starts like a number or a merge key.
@@ -38,13 +44,15 @@ pub(super) fn may_read_differently(yaml: &str) -> bool {
                     .iter()
                     .any(|word| key.eq_ignore_ascii_case(word)))
     };
-    yaml.lines().any(|line| {
-        key_differs(line)
-            || flow(line)
-            || line
-                .match_indices(':')
-                .any(|(i, _)| starts(&line[i + 1..]) || flow(&line[i + 1..]))
-    })
+    // A merge key anywhere (behind an anchor or a tag, say).
+    yaml.contains("<<")
+        || yaml.lines().any(|line| {
+            key_differs(line)
+                || flow(line)
+                || line
+                    .match_indices(':')
+                    .any(|(i, _)| starts(&line[i + 1..]) || flow(&line[i + 1..]))
+        })
 }
 
 /// Plain (unquoted) scalars and merge keys of the header that YAML 1.1
