@@ -8,11 +8,13 @@
 //! ```
 //!
 //! `LiveCatalog` owns one named thread (`skilldex-live`) besides notify's own.
-//! The notify callback only forwards events into a channel. The thread drops
-//! events that are not changes — opens, reads and read-only closes, which
-//! every scan of our own causes on Linux — and events inside `.git`,
-//! `node_modules` and `target`; the rest become paths to read again
-//! (`watch::Classifier`). It rebuilds once the events have been quiet for
+//! The notify callback drops (and counts) events that are not changes —
+//! opens, reads and read-only closes, which every scan causes on Linux —
+//! and forwards the rest into a channel. The thread drops events inside
+//! `.git`, `node_modules` and `target`; the rest become paths to read again
+//! (`watch::Watcher::classify`). Before a rebuild reads the disk it waits
+//! for notify to have watched the new folders it told of
+//! (`watch::Watcher::catch_up`). It rebuilds once the events have been quiet for
 //! `WatchOptions::debounce`, or after `max_delay` in a steady stream, or at
 //! once on `flush`. A rebuild reads only the touched skill folders and
 //! namespace files (see `catalog::incremental`); an overflow of the event
@@ -220,7 +222,8 @@ struct Shared {
     /// first `problems` call: folders that could not be watched); each new
     /// problem subscriber gets them first. At most `BACKLOG` are kept.
     backlog: Mutex<Vec<Arc<LiveError>>>,
-    stats: Mutex<LiveStats>,
+    /// Shared with notify's callback too, which counts what it drops.
+    stats: Arc<Mutex<LiveStats>>,
 }
 
 impl Shared {
@@ -303,7 +306,18 @@ impl LiveCatalog {
         }
         let (control, inbox) = mpsc::channel();
         let forward = control.clone();
+        let stats = Arc::new(Mutex::new(LiveStats::default()));
+        let counted = stats.clone();
         let handler = move |event: notify::Result<notify::Event>| {
+            // Opens and reads — every scan, ours or a reader's, sends one
+            // per file — are counted and dropped here, without a trip
+            // through the thread.
+            if event.as_ref().is_ok_and(watch::not_a_change) {
+                let mut stats = counted.lock().unwrap_or_else(|e| e.into_inner());
+                stats.events += 1;
+                stats.ignored += 1;
+                return;
+            }
             // The callback only forwards; a closed channel means we stopped.
             let _ = forward.send(Message::Event(event));
         };
@@ -317,7 +331,7 @@ impl LiveCatalog {
             subscribers: Mutex::new(Vec::new()),
             problem_subscribers: Mutex::new(Vec::new()),
             backlog: Mutex::new(start_problems.into_iter().map(Arc::new).collect()),
-            stats: Mutex::new(LiveStats::default()),
+            stats,
         });
         let worker = Worker {
             builder,
@@ -542,6 +556,8 @@ impl Worker {
             }
             return;
         }
+        // Walk only once the folders already told of are watched.
+        self.watcher.catch_up();
         let rescan = std::mem::take(&mut self.pending);
         let full = !rescan.whole.is_empty();
         let (catalog, kind) = self.builder.rebuild(&previous, &mut self.retained, rescan);

@@ -242,6 +242,17 @@ impl Watcher {
         Ok(())
     }
 
+    /// Return once notify has handled every event it handed out so far.
+    /// inotify watches a new folder only after handing out the batch that
+    /// told of it, and a flood of other events (opens of every file read)
+    /// keeps that batch going: a walk of the folder before then may find it
+    /// empty, and the files written into it meanwhile send no event. So a
+    /// rebuild waits for this first; a request goes through notify's loop
+    /// only between batches.
+    pub fn catch_up(&mut self) {
+        let _ = self.inner.configure(notify::Config::default());
+    }
+
     /// Problems met since the last call (folders that could not be
     /// watched), each once.
     pub fn take_problems(&mut self) -> Vec<LiveError> {
@@ -305,14 +316,7 @@ impl Watcher {
             }
             return true;
         }
-        let counts = match event.kind {
-            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-            EventKind::Access(_) | EventKind::Other => false,
-            EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {
-                true
-            }
-        };
-        if !counts {
+        if not_a_change(event) {
             return false;
         }
         let moved_or_removed = matches!(
@@ -505,6 +509,18 @@ impl Watcher {
         }
         self.links = current;
         problems
+    }
+}
+
+/// An open, a read or a read-only close: nothing changed. (An overflow is
+/// an `Other` event too, flagged: that one counts.)
+pub(super) fn not_a_change(event: &notify::Event) -> bool {
+    match event.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => false,
+        EventKind::Access(_) | EventKind::Other => !event.need_rescan(),
+        EventKind::Any | EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {
+            false
+        }
     }
 }
 
@@ -708,6 +724,7 @@ mod tests {
             EventKind::Other,
         ] {
             let event = notify::Event::new(kind).add_path(file.clone());
+            assert!(not_a_change(&event), "{kind:?}");
             assert!(
                 !watcher.classify(&event, &retained, &mut pending),
                 "{kind:?}"
@@ -731,6 +748,7 @@ mod tests {
         assert!(pending.is_empty(), "{pending:?}");
 
         let overflow = notify::Event::new(EventKind::Other).set_flag(Flag::Rescan);
+        assert!(!not_a_change(&overflow), "it must reach the thread");
         assert!(watcher.classify(&overflow, &retained, &mut pending));
         assert!(pending.whole.contains(&0));
         // So does a new ignore file.
@@ -797,6 +815,58 @@ mod tests {
             [&root.join("pdf")]
         );
         assert!(!pending.is_empty());
+    }
+
+    #[test]
+    fn catching_up_waits_until_a_new_folder_is_watched() {
+        use std::sync::mpsc;
+        use std::time::{Duration, Instant};
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("skills");
+        std::fs::create_dir_all(&root).unwrap();
+        let folder = root.join("new");
+        // The handler holds notify's loop at the event of the new folder,
+        // before notify watches it, until the gate opens.
+        let (told, events) = mpsc::channel();
+        let (open, gate) = mpsc::channel::<()>();
+        let held = folder.clone();
+        let handler = move |event: notify::Result<notify::Event>| {
+            let Ok(event) = event else { return };
+            let hold = event.kind.is_create() && event.paths.contains(&held);
+            let _ = told.send(event);
+            if hold {
+                let _ = gate.recv();
+            }
+        };
+        let builder = CatalogBuilder::new([&root]);
+        let mut watcher = Watcher::new(handler, &builder, &WatchOptions::default()).unwrap();
+        std::fs::create_dir(&folder).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let seen = |path: &Path| loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match events.recv_timeout(left) {
+                Ok(event) if event.kind.is_create() && event.paths.iter().any(|p| p == path) => {
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => panic!("no event for {}", path.display()),
+            }
+        };
+        seen(&folder);
+        let (done, caught_up) = mpsc::channel();
+        let waiting = std::thread::spawn(move || {
+            watcher.catch_up();
+            done.send(()).unwrap();
+            watcher
+        });
+        // Held at the folder's event, notify has not watched it yet.
+        assert!(caught_up.recv_timeout(Duration::from_millis(300)).is_err());
+        open.send(()).unwrap();
+        caught_up.recv_timeout(Duration::from_secs(30)).unwrap();
+        let _watcher = waiting.join().unwrap();
+        // Now watched: a file written into it is told of.
+        std::fs::write(folder.join("SKILL.md"), "x").unwrap();
+        seen(&folder.join("SKILL.md"));
     }
 
     #[test]
