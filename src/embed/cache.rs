@@ -102,7 +102,16 @@ impl EmbeddingCache {
     pub fn open(dir: &Path, model_id: &str, dimension: usize) -> EmbeddingCache {
         let path = dir.join("embeddings").join(format!("{model_id}.bin"));
         let mut cache = EmbeddingCache::in_memory(dimension);
-        match std::fs::read(&path) {
+        // Only a regular file of a size this cache can have is read: a pipe
+        // or a device in its place would block or never end.
+        let largest = (HEADER + MAX_ENTRIES * (16 + 4 * dimension) + 12 * MAX_ENTRIES) as u64;
+        let read = match std::fs::metadata(&path) {
+            Ok(meta) if !meta.is_file() || meta.len() > largest => {
+                Err(std::io::ErrorKind::InvalidData.into())
+            }
+            _ => std::fs::read(&path),
+        };
+        match read {
             Ok(bytes) => {
                 cache.appendable = cache.read(&bytes);
                 cache.discarded = !cache.appendable;
@@ -455,6 +464,27 @@ mod tests {
         assert!(reread.get(3).is_none());
         let size = std::fs::metadata(reread.path().unwrap()).unwrap().len() as usize;
         assert_eq!(size, HEADER + 12 + MAX_ENTRIES * (16 + 16));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_in_place_of_the_file_is_not_read_and_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("embeddings");
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("m.bin");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Reading it would block forever; it is passed over.
+        let mut cache = EmbeddingCache::open(dir.path(), "m", 4);
+        assert!(cache.is_empty() && cache.discarded());
+        cache.insert(text_key("a"), vector(1.0));
+        cache.save().unwrap();
+        assert!(std::fs::metadata(&path).unwrap().is_file());
+        assert_eq!(EmbeddingCache::open(dir.path(), "m", 4).len(), 1);
     }
 
     #[test]
