@@ -68,6 +68,7 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
         each_line: std::io::stdout().is_terminal(),
         previous: None,
         file: FilePrefix::default(),
+        batch: Vec::new(),
     };
     let result = match search.finish_into(&catalog, &mut printer) {
         Ok(result) => result,
@@ -119,6 +120,8 @@ struct GrepPrinter<W: Write> {
     /// The number of the current file's last line printed.
     previous: Option<u64>,
     file: FilePrefix,
+    /// Where a batch of lines is put together before it is written.
+    batch: Vec<u8>,
 }
 
 /// What every line of one file prints about the file, made once per file
@@ -184,37 +187,42 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
         number: u64,
         text: &str,
     ) -> std::io::Result<()> {
-        let matched = kind == skilldex::query::LineKind::Match;
-        let out = &mut self.out;
         let file = self.file.of(skill, path, self.json)?;
-        if self.json {
-            out.write_all(b"{\"line\":")?;
-            write_decimal(out, number)?;
-            out.write_all(file)?;
-            out.write_all(b",\"text\":")?;
-            serde_json::to_writer(&mut *out, text)?;
-            out.write_all(if matched {
-                b",\"type\":\"match\"}\n"
-            } else {
-                b",\"type\":\"context\"}\n"
-            })?;
-        } else {
-            if self.context && self.previous.is_some_and(|p| number > p + 1) {
-                out.write_all(b"--\n")?;
-            }
-            let separator = if matched { b":" } else { b"-" };
-            out.write_all(file)?;
-            out.write_all(separator)?;
-            write_decimal(out, number)?;
-            out.write_all(separator)?;
-            out.write_all(text.as_bytes())?;
-            out.write_all(b"\n")?;
-            self.previous = Some(number);
-        }
+        let form = LineForm {
+            json: self.json,
+            context: self.context,
+        };
+        form.write(&mut self.out, file, &mut self.previous, kind, number, text)?;
         if self.each_line {
-            out.flush()?;
+            self.out.flush()?;
         }
         Ok(())
+    }
+
+    fn lines(
+        &mut self,
+        skill: &str,
+        path: &str,
+        lines: skilldex::query::LineBatch<'_>,
+    ) -> std::io::Result<()> {
+        if self.each_line {
+            for (kind, number, text) in lines.iter() {
+                self.line(skill, path, kind, number, &text)?;
+            }
+            return Ok(());
+        }
+        // The prefix made once, the lines gathered, then one write.
+        let file = self.file.of(skill, path, self.json)?;
+        let form = LineForm {
+            json: self.json,
+            context: self.context,
+        };
+        let batch = &mut self.batch;
+        batch.clear();
+        for (kind, number, text) in lines.iter() {
+            form.write(batch, file, &mut self.previous, kind, number, &text)?;
+        }
+        self.out.write_all(batch)
     }
 
     fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()> {
@@ -233,6 +241,55 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
         }
         if self.each_line {
             self.out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// How one line is printed: `skill/path:N:text` (`-` for context, `--`
+/// between a file's groups when context is shown) or a JSON line.
+#[derive(Clone, Copy)]
+struct LineForm {
+    json: bool,
+    context: bool,
+}
+
+impl LineForm {
+    /// Write one line of the file whose prefix is `file`; `previous` is
+    /// the number of that file's last line written.
+    fn write(
+        self,
+        out: &mut impl Write,
+        file: &[u8],
+        previous: &mut Option<u64>,
+        kind: skilldex::query::LineKind,
+        number: u64,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let matched = kind == skilldex::query::LineKind::Match;
+        if self.json {
+            out.write_all(b"{\"line\":")?;
+            write_decimal(out, number)?;
+            out.write_all(file)?;
+            out.write_all(b",\"text\":")?;
+            serde_json::to_writer(&mut *out, text)?;
+            out.write_all(if matched {
+                b",\"type\":\"match\"}\n"
+            } else {
+                b",\"type\":\"context\"}\n"
+            })?;
+        } else {
+            if self.context && previous.is_some_and(|p| number > p + 1) {
+                out.write_all(b"--\n")?;
+            }
+            let separator = if matched { b":" } else { b"-" };
+            out.write_all(file)?;
+            out.write_all(separator)?;
+            write_decimal(out, number)?;
+            out.write_all(separator)?;
+            out.write_all(text.as_bytes())?;
+            out.write_all(b"\n")?;
+            *previous = Some(number);
         }
         Ok(())
     }

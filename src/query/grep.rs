@@ -18,7 +18,7 @@
 mod order;
 mod sink;
 
-pub use sink::{GrepSink, GrepSummary};
+pub use sink::{GrepSink, GrepSummary, LineBatch};
 
 use crate::catalog::Catalog;
 use crate::model::Skill;

@@ -11,7 +11,7 @@ pub mod show;
 
 pub use delta::{render_delta, DirectoryDelta, DirectorySession, ShownState};
 pub use grep::{
-    grep, GrepError, GrepLine, GrepRequest, GrepResult, GrepSink, GrepSummary, LineKind,
+    grep, GrepError, GrepLine, GrepRequest, GrepResult, GrepSink, GrepSummary, LineBatch, LineKind,
 };
 pub use read::{
     read, LineRange, LineRangeError, ReadError, ReadRequest, ReadResult, SectionCandidate,

@@ -29,6 +29,16 @@ pub trait GrepSink {
     /// (with `files_with_matches`, the only call a file gets).
     fn file_end(&mut self, skill: &str, path: &str, matches: usize) -> std::io::Result<()>;
 
+    /// Lines of one file in a row, in order: how the answer's lines come
+    /// wherever the cap cannot fall among them. The default gives each to
+    /// `line`; a sink that writes can take them in one go.
+    fn lines(&mut self, skill: &str, path: &str, lines: LineBatch<'_>) -> std::io::Result<()> {
+        for (kind, number, text) in lines.iter() {
+            self.line(skill, path, kind, number, &text)?;
+        }
+        Ok(())
+    }
+
     /// A file of skill `skill` that could not be read, so was not searched
     /// (`error` says why). Called before the answer's lines for what the
     /// scan met, after them for a file that failed when opened for the
@@ -188,7 +198,7 @@ impl Chunk {
     }
 
     /// Each line: its kind, number and text (invalid UTF-8 replaced).
-    fn iter(&self) -> impl Iterator<Item = (LineKind, u64, std::borrow::Cow<'_, str>)> {
+    fn iter(&self) -> impl Iterator<Item = (LineKind, u64, std::borrow::Cow<'_, str>)> + '_ {
         let mut start = 0;
         self.heads.iter().map(move |head| {
             let range = start..start + head.len as usize;
@@ -203,6 +213,29 @@ impl Chunk {
             };
             (head.kind, head.number, text)
         })
+    }
+}
+
+/// Consecutive lines of one file, as [`GrepSink::lines`] is given them.
+#[derive(Clone, Copy)]
+pub struct LineBatch<'a> {
+    chunk: &'a Chunk,
+}
+
+impl<'a> LineBatch<'a> {
+    /// Each line: what it is, its number, its text without line ending
+    /// (invalid UTF-8 replaced).
+    pub fn iter(&self) -> impl Iterator<Item = (LineKind, u64, std::borrow::Cow<'a, str>)> + 'a {
+        self.chunk.iter()
+    }
+
+    /// How many lines there are.
+    pub fn len(&self) -> usize {
+        self.chunk.heads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunk.heads.is_empty()
     }
 }
 
@@ -358,6 +391,21 @@ impl<'s> Emitter<'s> {
             return Ok(false);
         }
         if self.files_only {
+            return Ok(true);
+        }
+        // Where the cap cannot be reached inside the chunk, it goes whole.
+        let room = self
+            .cap
+            .map_or(usize::MAX, |cap| cap.saturating_sub(self.summary.matches));
+        let matches = lines
+            .heads
+            .iter()
+            .filter(|h| h.kind == LineKind::Match)
+            .count();
+        if matches < room {
+            self.summary.matches += matches;
+            self.file_matches += matches;
+            self.sink.lines(skill, path, LineBatch { chunk: lines })?;
             return Ok(true);
         }
         for (kind, number, text) in lines.iter() {
