@@ -513,11 +513,15 @@ impl Bert {
 
 fn softmax(row: &mut [f32]) {
     let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for v in row.iter_mut() {
-        *v = exp(*v - max);
-        sum += *v;
+    // Three passes, so the middle one (the exponentials) is a vector loop
+    // and the sum runs in eight lanes.
+    row.iter_mut().for_each(|v| *v = exp(*v - max));
+    let mut lanes = [0.0f32; 8];
+    let mut chunks = row.chunks_exact(8);
+    for chunk in &mut chunks {
+        lanes.iter_mut().zip(chunk).for_each(|(l, v)| *l += v);
     }
+    let sum = lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>();
     let inverse = 1.0 / sum;
     row.iter_mut().for_each(|v| *v *= inverse);
 }
@@ -550,12 +554,15 @@ fn erf(x: f32) -> f32 {
 /// is the smallest normal, which softmax and GELU cannot tell from 0.
 #[inline]
 fn exp(x: f32) -> f32 {
-    // Adding and taking away 1.5·2²³ rounds to the nearest integer.
+    // Adding 1.5·2²³ rounds to the nearest integer, which then sits in
+    // the low bits of the sum (`ROUND`'s bits plus n): no float-to-int
+    // conversion, whose saturation keeps the loop from vectorising.
     const ROUND: f32 = 12_582_912.0;
     const LN2_HIGH: f32 = 0.693_145_75; // ln 2's first 16 bits: n·LN2_HIGH is exact
     const LN2_LOW: f32 = 1.428_606_8e-6;
     let x = x.clamp(-87.0, 88.0);
-    let n = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let rounded = x * std::f32::consts::LOG2_E + ROUND;
+    let n = rounded - ROUND;
     let r = (x - n * LN2_HIGH) - n * LN2_LOW;
     let p = 1.0
         + r * (1.0
@@ -563,7 +570,11 @@ fn exp(x: f32) -> f32 {
                 + r * (1.0 / 6.0
                     + r * (1.0 / 24.0
                         + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    let biased = rounded
+        .to_bits()
+        .wrapping_sub(ROUND.to_bits())
+        .wrapping_add(127);
+    p * f32::from_bits(biased << 23)
 }
 
 #[cfg(test)]
