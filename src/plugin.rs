@@ -131,12 +131,23 @@ impl PluginIndex {
                 plugin: true,
             };
         }
+        // The names along the skill's path: `folder` below holds the first
+        // `depth` of them, so the name after it is `names[depth]` (no path
+        // is joined or compared to find it).
+        let names: Vec<&std::ffi::OsStr> = skill_folder.iter().collect();
+        let mut depth = names.len().saturating_sub(1);
         for folder in parent.ancestors() {
             // Only folders the path leaves through `skills/` (or that a
             // marketplace names) can be this skill's plugin: a catalog
             // without that shape costs no probe for manifests at all.
-            let probe = skill_folder.starts_with(folder.join("skills"))
-                || self.entries.iter().any(|e| e.folder == folder);
+            let through_skills = names.get(depth).is_some_and(|name| *name == "skills");
+            debug_assert_eq!(
+                through_skills,
+                skill_folder.starts_with(folder.join("skills")),
+                "{folder:?} in {skill_folder:?}"
+            );
+            depth = depth.saturating_sub(1);
+            let probe = through_skills || self.entries.iter().any(|e| e.folder == folder);
             if !probe {
                 continue;
             }

@@ -99,13 +99,14 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
         );
     }
     // As rg: a file that could not be searched is an error, matches or not.
-    Ok(if result.unreadable > 0 {
-        ExitCode::from(2)
+    let code = if result.unreadable > 0 {
+        2
     } else if result.matches > 0 {
-        ExitCode::SUCCESS
+        0
     } else {
-        ExitCode::from(1)
-    })
+        1
+    };
+    Ok(ExitCode::from(code))
 }
 
 /// `grep`'s answer as it streams: `skill/path:N:text` (`-` for a context
@@ -192,7 +193,10 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
             json: self.json,
             context: self.context,
         };
-        form.write(&mut self.out, file, &mut self.previous, kind, number, text)?;
+        let batch = &mut self.batch;
+        batch.clear();
+        form.write(batch, file, &mut self.previous, kind, number, text)?;
+        self.out.write_all(batch)?;
         if self.each_line {
             self.out.flush()?;
         }
@@ -219,6 +223,8 @@ impl<W: Write> skilldex::query::GrepSink for GrepPrinter<W> {
         };
         let batch = &mut self.batch;
         batch.clear();
+        // Room for the texts and, per line, the prefix and its number.
+        batch.reserve(lines.text_len() + lines.len() * (file.len() + 24));
         for (kind, number, text) in lines.iter() {
             form.write(batch, file, &mut self.previous, kind, number, &text)?;
         }
@@ -257,9 +263,10 @@ struct LineForm {
 impl LineForm {
     /// Write one line of the file whose prefix is `file`; `previous` is
     /// the number of that file's last line written.
+    #[inline]
     fn write(
         self,
-        out: &mut impl Write,
+        out: &mut Vec<u8>,
         file: &[u8],
         previous: &mut Option<u64>,
         kind: skilldex::query::LineKind,
@@ -268,27 +275,27 @@ impl LineForm {
     ) -> std::io::Result<()> {
         let matched = kind == skilldex::query::LineKind::Match;
         if self.json {
-            out.write_all(b"{\"line\":")?;
-            write_decimal(out, number)?;
-            out.write_all(file)?;
-            out.write_all(b",\"text\":")?;
+            out.extend_from_slice(b"{\"line\":");
+            push_decimal(out, number);
+            out.extend_from_slice(file);
+            out.extend_from_slice(b",\"text\":");
             serde_json::to_writer(&mut *out, text)?;
-            out.write_all(if matched {
+            out.extend_from_slice(if matched {
                 b",\"type\":\"match\"}\n"
             } else {
                 b",\"type\":\"context\"}\n"
-            })?;
+            });
         } else {
             if self.context && previous.is_some_and(|p| number > p + 1) {
-                out.write_all(b"--\n")?;
+                out.extend_from_slice(b"--\n");
             }
-            let separator = if matched { b":" } else { b"-" };
-            out.write_all(file)?;
-            out.write_all(separator)?;
-            write_decimal(out, number)?;
-            out.write_all(separator)?;
-            out.write_all(text.as_bytes())?;
-            out.write_all(b"\n")?;
+            let separator = if matched { b':' } else { b'-' };
+            out.extend_from_slice(file);
+            out.push(separator);
+            push_decimal(out, number);
+            out.push(separator);
+            out.extend_from_slice(text.as_bytes());
+            out.push(b'\n');
             *previous = Some(number);
         }
         Ok(())
@@ -296,7 +303,8 @@ impl LineForm {
 }
 
 /// `n` in decimal, without going through `fmt`.
-fn write_decimal(out: &mut impl Write, mut n: u64) -> std::io::Result<()> {
+#[inline]
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -307,5 +315,5 @@ fn write_decimal(out: &mut impl Write, mut n: u64) -> std::io::Result<()> {
             break;
         }
     }
-    out.write_all(&digits[at..])
+    out.extend_from_slice(&digits[at..]);
 }

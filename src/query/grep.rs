@@ -308,6 +308,8 @@ struct ThreadSearch {
     id: u64,
     searcher: Searcher,
     matcher: grep_regex::RegexMatcher,
+    /// The buffer each file's lines are gathered in (see `Lines`).
+    lines: Lines,
 }
 
 /// The next `ScanSearchInner::id`.
@@ -343,13 +345,18 @@ impl ScanSearch {
                         id: inner.id,
                         searcher: searcher(request),
                         matcher: inner.matcher.clone(),
+                        lines: Lines::default(),
                     });
                 }
                 let ThreadSearch {
-                    searcher, matcher, ..
+                    searcher,
+                    matcher,
+                    lines: kept,
+                    ..
                 } = cell.as_mut()?;
                 let too_much = std::cell::Cell::new(false);
-                let mut sink = FileSearch::new(request, |lines: &mut Lines| {
+                let lines = std::mem::take(kept);
+                let mut sink = FileSearch::new(request, lines, |lines: &mut Lines| {
                     let held = lines.held();
                     if held > order::HOLD
                         || inner.pending.load(Ordering::Relaxed) + held > PENDING_LIMIT
@@ -374,15 +381,19 @@ impl ScanSearch {
                         }
                     },
                 };
-                let lines = sink.lines;
-                if too_much.get() {
-                    return Some(Work::Search(file.path.to_path_buf()));
-                }
-                if !searched || lines.matches == 0 {
-                    return None;
-                }
-                inner.pending.fetch_add(lines.held(), Ordering::Relaxed);
-                Some(Work::Found(lines.into_chunk()))
+                let mut lines = sink.lines;
+                let work = if too_much.get() {
+                    lines.reset();
+                    Some(Work::Search(file.path.to_path_buf()))
+                } else if !searched || lines.matches == 0 {
+                    lines.reset();
+                    None
+                } else {
+                    inner.pending.fetch_add(lines.held(), Ordering::Relaxed);
+                    Some(Work::Found(lines.finish()))
+                };
+                *kept = lines;
+                work
             });
             if let Some(work) = work {
                 inner.hits.lock().unwrap_or_else(|e| e.into_inner()).push((
@@ -615,6 +626,17 @@ type HoldsSkillFile = HashMap<Vec<u8>, bool, FastState>;
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.
 fn owner_of(path: &Path, folders: &FolderMap, holds: &mut HoldsSkillFile) -> Option<usize> {
+    // Most files sit right in their skill's folder: that folder's bytes,
+    // cut at the last separator, without parsing the path's components.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if let Some(at) = bytes
+        .iter()
+        .rposition(|&b| std::path::is_separator(char::from(b)))
+    {
+        if let Some(&i) = folders.get(&bytes[..at]) {
+            return Some(i);
+        }
+    }
     let mut dir = path.parent();
     while let Some(d) = dir {
         let key = d.as_os_str().as_encoded_bytes();

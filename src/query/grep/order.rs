@@ -197,6 +197,7 @@ impl Shared<'_> {
         // The worker's own clone: its regex caches come without a lock
         // (see `THREAD_SEARCH`).
         let matcher = &matcher.clone();
+        let mut kept = Lines::default();
         loop {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= self.files.len() || self.stopped() {
@@ -205,7 +206,8 @@ impl Shared<'_> {
             let Some((path, relative)) = &self.files[i] else {
                 continue;
             };
-            let mut sink = FileSearch::new(request, |lines: &mut Lines| {
+            let lines = std::mem::take(&mut kept);
+            let mut sink = FileSearch::new(request, lines, |lines: &mut Lines| {
                 lines.held() < FLUSH || self.hand_on(i, lines)
             });
             let searched =
@@ -217,7 +219,8 @@ impl Shared<'_> {
                             .push((i, error.to_string()));
                         false
                     });
-            let chunk = sink.lines.into_chunk();
+            let chunk = sink.lines.finish();
+            kept = sink.lines;
             let mut state = self.lock();
             let slot = &mut state.slots[i];
             if searched {

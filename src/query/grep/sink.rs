@@ -73,15 +73,15 @@ pub struct GrepSummary {
 
 /// The lines of one file (or the part not handed on yet) as the search
 /// finds them: a head per line (its kind, number and length) and the texts
-/// back to back, each followed by `\n`. No allocation per line; handed on
-/// as a `Chunk`.
+/// back to back, each followed by `\n`. No allocation per line: a searching
+/// thread keeps one `Lines` for file after file (its room stays), and what
+/// is handed on is copied out into a `Chunk` of exactly its size — two
+/// allocations per chunk, where growing a fresh buffer line by line cost a
+/// dozen reallocations per file.
 #[derive(Debug, Default)]
 pub(super) struct Lines {
     heads: Vec<Head>,
     text: Vec<u8>,
-    /// Text bytes to reserve at the first line of a chunk after the first
-    /// (a long file's chunks each fill one allocation, not grow one).
-    reserve: usize,
     /// Matches counted in the file so far (with `-m`, at most that many).
     pub(super) matches: usize,
 }
@@ -95,7 +95,7 @@ pub(super) struct Chunk {
     heads: Vec<Head>,
     text: Text,
     /// The file's matches, when the chunk is the rest of a finished file
-    /// (`Lines::into_chunk`); 0 for a chunk handed on mid-file.
+    /// (`Lines::finish`); 0 for a chunk handed on mid-file.
     pub(super) matches: usize,
 }
 
@@ -115,20 +115,14 @@ enum Text {
     Bytes(Vec<u8>),
 }
 
-/// At most this many text bytes are reserved for the next chunk of a file
-/// (as much as the last chunk took). A file's first lines reserve nothing
-/// ahead: room by the file's size, or even a few lines' worth, would be
-/// held for every file with one match.
-const MAX_RESERVE: usize = 256 * 1024;
+/// Room a `Lines` keeps between files: more (a file with a long answer)
+/// is given back when the file ends.
+const KEEP: usize = 64 * 1024;
 
 impl Lines {
     fn push(&mut self, kind: LineKind, number: u64, text: &[u8]) {
         // A line longer than 4 GiB keeps its first 4 GiB.
         let text = &text[..text.len().min(u32::MAX as usize)];
-        if self.text.capacity() == 0 && self.reserve > 0 {
-            self.text.reserve(self.reserve);
-            self.heads.reserve(self.reserve / 64);
-        }
         self.heads.push(Head {
             number,
             len: text.len() as u32,
@@ -144,20 +138,31 @@ impl Lines {
         held(&self.heads, self.text.len())
     }
 
-    /// The lines held, to hand on; the count stays (it is the file's), and
-    /// the next lines get as much room as these had.
+    /// The lines held, to hand on; the count stays (it is the file's).
     pub(super) fn take_chunk(&mut self) -> Chunk {
-        self.reserve = self.text.capacity().min(MAX_RESERVE);
-        Chunk::new(
-            std::mem::take(&mut self.heads),
-            std::mem::take(&mut self.text),
-            0,
-        )
+        let chunk = Chunk::new(self.heads.to_vec(), self.text.to_vec(), 0);
+        self.heads.clear();
+        self.text.clear();
+        chunk
     }
 
-    /// The rest of a finished file, with its count.
-    pub(super) fn into_chunk(self) -> Chunk {
-        Chunk::new(self.heads, self.text, self.matches)
+    /// The rest of a finished file, with its count; `self` is ready for
+    /// the next file.
+    pub(super) fn finish(&mut self) -> Chunk {
+        let mut chunk = self.take_chunk();
+        chunk.matches = self.matches;
+        self.reset();
+        chunk
+    }
+
+    /// Empty, for the next file, with no more than `KEEP` of room; what
+    /// was held is dropped (a file given up on).
+    pub(super) fn reset(&mut self) {
+        self.heads.clear();
+        self.text.clear();
+        self.matches = 0;
+        self.text.shrink_to(KEEP);
+        self.heads.shrink_to(KEEP / std::mem::size_of::<Head>());
     }
 }
 
@@ -234,6 +239,14 @@ impl<'a> LineBatch<'a> {
         self.chunk.heads.len()
     }
 
+    /// The bytes of their texts together (a `\n` after each counted).
+    pub fn text_len(&self) -> usize {
+        match &self.chunk.text {
+            Text::Checked(text) => text.len(),
+            Text::Bytes(bytes) => bytes.len(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.chunk.heads.is_empty()
     }
@@ -254,9 +267,12 @@ pub(super) struct FileSearch<F> {
 }
 
 impl<F: FnMut(&mut Lines) -> bool> FileSearch<F> {
-    pub(super) fn new(request: &super::GrepRequest, after_line: F) -> Self {
+    /// A search of one file into `lines` (empty: a finished file's
+    /// `Lines`, kept for its room).
+    pub(super) fn new(request: &super::GrepRequest, lines: Lines, after_line: F) -> Self {
+        debug_assert!(lines.heads.is_empty() && lines.matches == 0);
         FileSearch {
-            lines: Lines::default(),
+            lines,
             max_count: request.max_count,
             files_only: request.files_with_matches,
             enough: request.max_results.map(|cap| cap.saturating_add(1)),
