@@ -106,7 +106,30 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
     } else {
         1
     };
-    Ok(ExitCode::from(code))
+    drop(out);
+    Ok(end_now(code))
+}
+
+/// The answer is written and flushed: the process ends here. On Linux it
+/// ends without the clean-up at exit, where the allocator would collect
+/// every heap, block by block, for pages the kernel takes back anyway
+/// (~2 % of `grep -F the` on c10k, measured); elsewhere the code goes
+/// back to `main`.
+fn end_now(code: u8) -> ExitCode {
+    #[cfg(target_os = "linux")]
+    {
+        // stdout was flushed above and stderr is unbuffered; no thread
+        // of this process has anything left to write.
+        let _ = std::io::stderr().flush();
+        // SAFETY: `_exit` takes a plain integer and never returns; no
+        // Rust value is observed after it (skipping destructors is safe).
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::_exit(i32::from(code))
+        }
+    }
+    #[allow(unreachable_code)]
+    ExitCode::from(code)
 }
 
 /// `grep`'s answer as it streams: `skill/path:N:text` (`-` for a context
