@@ -140,6 +140,15 @@ impl Lines {
 
     /// The lines held, to hand on; the count stays (it is the file's).
     pub(super) fn take_chunk(&mut self) -> Chunk {
+        if self.text.capacity() > KEEP {
+            // A long answer (or one very long line) goes as it is: a copy
+            // would hold it twice, and its room is not kept anyway.
+            return Chunk::new(
+                std::mem::take(&mut self.heads),
+                std::mem::take(&mut self.text),
+                0,
+            );
+        }
         let chunk = Chunk::new(self.heads.to_vec(), self.text.to_vec(), 0);
         self.heads.clear();
         self.text.clear();
