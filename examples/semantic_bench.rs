@@ -13,7 +13,8 @@
 //! `--plans` compares ways of cutting the catalog into forward passes
 //! (`batch_tokens:max_rows:workers`)
 //! on the first `--sample` entries; `--skip-full` leaves out the whole
-//! catalog's first embedding.
+//! catalog's first embedding; `--f32` keeps the dense products in f32 where
+//! the CPU has the AMX tile unit (bf16 there by default).
 #![allow(clippy::print_stdout)]
 
 use skilldex::embed::EmbedPlan;
@@ -45,6 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut plans: Vec<String> = Vec::new();
     let mut sample = 500usize;
     let mut skip_full = false;
+    let mut f32_only = false;
     let mut rounds = 20usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -62,6 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--sample" => sample = args.next().ok_or("--sample needs N")?.parse()?,
             "--rounds" => rounds = args.next().ok_or("--rounds needs N")?.parse()?,
             "--skip-full" => skip_full = true,
+            "--f32" => f32_only = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -75,8 +78,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ms(started.elapsed())
     );
     let started = Instant::now();
-    let mut model = SemanticModel::load(&model_dir, None)?;
-    println!("model loaded in {:.0} ms", ms(started.elapsed()));
+    let load = |cache: Option<&Path>| -> Result<SemanticModel, Box<dyn std::error::Error>> {
+        let mut model = SemanticModel::load(&model_dir, cache)?;
+        model.embedder_mut().set_bf16_tiles(!f32_only);
+        Ok(model)
+    };
+    let mut model = load(None)?;
+    println!(
+        "model loaded in {:.0} ms; dense products in {}",
+        ms(started.elapsed()),
+        if model.embedder().bf16_tiles() {
+            "bf16 on the AMX tile unit"
+        } else {
+            "f32"
+        }
+    );
     // Lexical search, no model: the path every search without one takes.
     let index = skilldex::search::SearchIndex::build(&catalog);
     let options = skilldex::search::SearchOptions::skills(8);
@@ -173,7 +189,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The first embedding, into an empty cache folder, then a new process
     // (the model loaded again) finding every vector there.
     let cache = tempfile::tempdir()?;
-    let model = SemanticModel::load(&model_dir, Some(cache.path()))?;
+    let model = load(Some(cache.path()))?;
     let (started, cpu_started) = (Instant::now(), cpu_seconds());
     let vectors = model.index(&catalog)?;
     let took = started.elapsed();
@@ -186,7 +202,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu_seconds() - cpu_started
     );
     let started = Instant::now();
-    let again = SemanticModel::load(&model_dir, Some(cache.path()))?;
+    let again = load(Some(cache.path()))?;
     let loaded = started.elapsed();
     let started = Instant::now();
     let vectors = again.index(&catalog)?;

@@ -21,6 +21,7 @@
 //! BERT are supported; another `config.json` is refused by name in
 //! [`BertConfig::check`].
 
+use super::amx;
 use candle_core::Tensor;
 use candle_nn::VarBuilder;
 use serde::Deserialize;
@@ -94,9 +95,11 @@ impl BertConfig {
     }
 }
 
-/// A dense layer: the weight stored `[in, out]` row-major, and its bias.
+/// A dense layer: the weight stored `[in, out]` row-major, and its bias;
+/// also in bf16 tiles where the CPU has the AMX unit (see `amx.rs`).
 struct Dense {
     weight: Vec<f32>,
+    tiles: Option<amx::Packed>,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
@@ -118,17 +121,25 @@ impl Dense {
             .contiguous()?
             .flatten_all()?
             .to_vec1::<f32>()?;
+        let outputs = outputs * names.len();
+        let tiles = if amx::available() {
+            amx::Packed::new(&weight, inputs, outputs)
+        } else {
+            None
+        };
         Ok(Dense {
             weight,
+            tiles,
             bias,
             inputs,
-            outputs: outputs * names.len(),
+            outputs,
         })
     }
 
     /// `x · W + b` for the `rows` rows of `x`, plus `residual` (same shape
-    /// as the result) when given.
-    fn forward(&self, x: &[f32], rows: usize, residual: Option<&[f32]>) -> Vec<f32> {
+    /// as the result) when given; on the tile unit when `tiles` and the
+    /// layer has them.
+    fn forward(&self, x: &[f32], rows: usize, residual: Option<&[f32]>, tiles: bool) -> Vec<f32> {
         debug_assert_eq!(x.len(), rows * self.inputs);
         let mut out = Vec::with_capacity(rows * self.outputs);
         match residual {
@@ -142,6 +153,10 @@ impl Dense {
                     out.extend_from_slice(&self.bias);
                 }
             }
+        }
+        if let Some(packed) = self.tiles.as_ref().filter(|_| tiles) {
+            amx::product(x, rows, packed, &mut out);
+            return out;
         }
         product(
             (rows, self.outputs, self.inputs),
@@ -328,6 +343,8 @@ pub(super) struct Bert {
     hidden: usize,
     heads: usize,
     head_size: usize,
+    /// Whether the dense products run on the tile unit (bf16).
+    tiles: bool,
 }
 
 type CandleResult<T> = candle_core::Result<T>;
@@ -374,7 +391,7 @@ impl Bert {
                 output_norm: Norm::load(l.pp("output.LayerNorm"), hidden, eps)?,
             });
         }
-        Ok(Bert {
+        let mut bert = Bert {
             words,
             positions,
             segment,
@@ -385,7 +402,27 @@ impl Bert {
             hidden,
             heads: config.num_attention_heads,
             head_size: hidden / config.num_attention_heads,
-        })
+            tiles: false,
+        };
+        bert.use_tiles(true);
+        Ok(bert)
+    }
+
+    /// Run the dense products in bf16 on the AMX tile unit (`true`, the
+    /// default where the CPU and kernel have it) or in f32; returns whether
+    /// the tile unit is now in use.
+    pub(super) fn use_tiles(&mut self, on: bool) -> bool {
+        self.tiles = on
+            && self.layers.iter().all(|l| {
+                [&l.qkv, &l.attention_out, &l.intermediate, &l.output]
+                    .iter()
+                    .all(|d| d.tiles.is_some())
+            });
+        self.tiles
+    }
+
+    pub(super) fn tiles(&self) -> bool {
+        self.tiles
     }
 
     /// The sentence vector of each token sequence: the mean of its tokens'
@@ -447,7 +484,8 @@ impl Bert {
     fn layer(&self, layer: &Layer, x: &[f32], lengths: &[usize]) -> Vec<f32> {
         let (h, d) = (self.hidden, self.head_size);
         let rows = x.len() / h;
-        let qkv = layer.qkv.forward(x, rows, None);
+        let tiles = self.tiles;
+        let qkv = layer.qkv.forward(x, rows, None, tiles);
         let mut context = vec![0.0f32; rows * h];
         let longest = lengths.iter().copied().max().unwrap_or(0);
         let mut scores = vec![0.0f32; longest * longest];
@@ -501,11 +539,15 @@ impl Bert {
             }
             start += n;
         }
-        let mut attended = layer.attention_out.forward(&context, rows, Some(x));
+        let mut attended = layer.attention_out.forward(&context, rows, Some(x), tiles);
         layer.attention_norm.apply(&mut attended);
-        let mut inner = layer.intermediate.forward(&attended, rows, None);
-        inner.iter_mut().for_each(|v| *v = gelu(*v));
-        let mut out = layer.output.forward(&inner, rows, Some(&attended));
+        let mut inner = layer.intermediate.forward(&attended, rows, None, tiles);
+        if tiles {
+            amx::map_wide(&mut inner, gelu);
+        } else {
+            inner.iter_mut().for_each(|v| *v = gelu(*v));
+        }
+        let mut out = layer.output.forward(&inner, rows, Some(&attended), tiles);
         layer.output_norm.apply(&mut out);
         out
     }

@@ -16,6 +16,14 @@
 //! The cache, the model folder check and the download logic build without
 //! the feature (they are plain Rust), so they are tested in every build.
 
+#[cfg(all(feature = "semantic", target_arch = "x86_64", target_os = "linux"))]
+mod amx;
+#[cfg(all(
+    feature = "semantic",
+    not(all(target_arch = "x86_64", target_os = "linux"))
+))]
+#[path = "amx_none.rs"]
+mod amx;
 #[cfg(feature = "semantic")]
 mod bert;
 mod cache;

@@ -155,6 +155,20 @@ impl Embedder {
         self.plan
     }
 
+    /// Run the encoder's dense products in bf16 on the CPU's AMX tile unit
+    /// (Intel Xeon, Sapphire Rapids and later, on Linux) — the default
+    /// where it is there, ~2.5× faster for a whole catalog — or in f32
+    /// (`false`). Returns whether the tile unit is now in use. The vectors
+    /// differ by rounding only (cosine ≥ 0.999 to the f32 ones).
+    pub fn set_bf16_tiles(&mut self, on: bool) -> bool {
+        self.bert.use_tiles(on)
+    }
+
+    /// Whether the dense products run in bf16 on the tile unit.
+    pub fn bf16_tiles(&self) -> bool {
+        self.bert.tiles()
+    }
+
     /// A hash of the model's files (and its sequence length): vectors made
     /// with one id are comparable with each other only.
     pub fn id(&self) -> &str {
@@ -339,8 +353,29 @@ pub(crate) mod tests {
     #[test]
     fn vectors_match_the_reference_implementation() {
         let Some(dir) = test_model() else { return };
-        let embedder = Embedder::load(&dir).unwrap();
+        let mut embedder = Embedder::load(&dir).unwrap();
         assert_eq!(embedder.dimension(), 384);
+        let tiles = embedder.bf16_tiles();
+        assert!(!embedder.set_bf16_tiles(false) && !embedder.bf16_tiles());
+        let exact = check_against_reference(&embedder, 2e-4, 1e-3);
+        // bf16 products where the CPU has the tile unit: within rounding of
+        // the f32 vectors, and of the reference by looser bounds.
+        if !embedder.set_bf16_tiles(true) {
+            assert!(!tiles);
+            // No AMX tile unit here: only the f32 products are checked.
+            return;
+        }
+        let rounded = check_against_reference(&embedder, 1e-2, 1e-2);
+        for (a, b) in exact.iter().zip(&rounded) {
+            let cosine = crate::embed::cosine(a, b);
+            assert!(cosine > 0.999, "bf16 against f32: cosine {cosine}");
+        }
+    }
+
+    /// Checks `embedder` against the reference vectors (each element within
+    /// `element`, each pair's cosine within `cosine`), and returns the
+    /// vectors of the reference sentences.
+    fn check_against_reference(embedder: &Embedder, element: f32, cosine: f32) -> Vec<Vec<f32>> {
         let reference = reference();
         let texts: Vec<&str> = reference
             .sentences
@@ -363,9 +398,10 @@ pub(crate) mod tests {
             assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
             for (j, (&got, &want)) in alone.iter().zip(&sentence.first).enumerate() {
                 assert!(
-                    (got - want).abs() < 2e-4,
-                    "{:?}[{j}]: {got} vs {want}",
-                    sentence.text
+                    (got - want).abs() < element,
+                    "{:?}[{j}]: {got} vs {want} (bf16: {})",
+                    sentence.text,
+                    embedder.bf16_tiles()
                 );
             }
             assert!(
@@ -377,9 +413,14 @@ pub(crate) mod tests {
         for (i, row) in reference.cosines.iter().enumerate() {
             for (j, &want) in row.iter().enumerate() {
                 let got = crate::embed::cosine(&batch[i], &batch[j]);
-                assert!((got - want).abs() < 1e-3, "cos({i},{j}) {got} vs {want}");
+                assert!(
+                    (got - want).abs() < cosine,
+                    "cos({i},{j}) {got} vs {want} (bf16: {})",
+                    embedder.bf16_tiles()
+                );
             }
         }
+        batch
     }
 
     #[test]
