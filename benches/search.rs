@@ -6,7 +6,8 @@
 //! cargo bench --bench search
 //! ```
 //! `SKILLDEX_BENCH_CORPUS` points at another corpus. Besides criterion's
-//! estimates, the run prints p50/p90/p99 over 300 varied queries.
+//! estimates, the run prints p50/p90/p99 over varied queries made from the
+//! corpus (110 on c10k) and over the agent-style requests of `requests.txt`.
 #![allow(clippy::print_stderr)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -84,10 +85,26 @@ fn queries(catalog: &Catalog) -> Vec<String> {
     out
 }
 
-fn percentiles(catalog: &Catalog, index: &skilldex::search::SearchIndex, queries: &[String]) {
+/// Requests of the length agents send (`benches/requests.txt`).
+fn requests() -> Vec<String> {
+    include_str!("requests.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+fn percentiles(
+    catalog: &Catalog,
+    index: &skilldex::search::SearchIndex,
+    queries: &[String],
+    what: &str,
+) {
     let options = SearchOptions::default();
     let mut times: Vec<Duration> = Vec::new();
-    for _ in 0..5 {
+    // At least 500 timings, every query the same number of times.
+    let runs = 500usize.div_ceil(queries.len().max(1)).max(5);
+    for _ in 0..runs {
         for q in queries {
             let start = Instant::now();
             black_box(index.search(catalog, q, &options));
@@ -97,8 +114,8 @@ fn percentiles(catalog: &Catalog, index: &skilldex::search::SearchIndex, queries
     times.sort();
     let at = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
     eprintln!(
-        "search latency over {} runs of {} queries on {} skills: p50 {:?}, p90 {:?}, p99 {:?}, max {:?}",
-        5,
+        "search latency over {} runs of {} {what} on {} skills: p50 {:?}, p90 {:?}, p99 {:?}, max {:?}",
+        runs,
         queries.len(),
         catalog.skills().len(),
         at(0.5),
@@ -121,7 +138,8 @@ fn bench(c: &mut Criterion) {
         catalog.stats().total,
     );
     let queries = queries(&catalog);
-    percentiles(&catalog, &index, &queries);
+    percentiles(&catalog, &index, &queries, "varied queries");
+    percentiles(&catalog, &index, &requests(), "agent-style requests");
 
     let mut group = c.benchmark_group("search");
     let options = SearchOptions::default();

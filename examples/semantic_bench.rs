@@ -24,23 +24,16 @@ use skilldex::CatalogBuilder;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Requests of the length agents send, in our own words.
-const QUERIES: &[&str] = &[
-    "convert a PDF to text",
-    "deploy the service to kubernetes",
-    "how do I rotate the database credentials",
-    "write unit tests for a react component",
-    "summarise yesterday's error logs and open an incident",
-    "plan a roadmap",
-    "which library should I use to parse YAML in rust",
-    "resize every image in a folder and upload them to the bucket",
-    "find slow queries",
-    "translate the release notes into german",
-    "can you help me set up continuous integration for this repository please",
-    "exchange 1000 rubles to yuan",
-];
+/// Requests of the length agents send (`benches/requests.txt`).
+fn queries() -> Vec<&'static str> {
+    include_str!("../benches/requests.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let queries = queries();
     let mut root: Option<PathBuf> = None;
     let mut model_dir: Option<PathBuf> = None;
     let mut plans: Vec<String> = Vec::new();
@@ -98,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = skilldex::search::SearchOptions::skills(8);
     let mut lexical = Vec::new();
     for round in 0..rounds.max(2) * 5 {
-        for query in QUERIES {
+        for query in &queries {
             let started = Instant::now();
             std::hint::black_box(index.search(&catalog, query, &options));
             if round > 0 {
@@ -119,7 +112,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cpu = 0.0f64;
     for round in 0..rounds {
         let cpu_started = cpu_seconds();
-        for query in QUERIES {
+        for query in &queries {
             let started = Instant::now();
             // Each query differs from the one before (the last one's
             // vector is kept), so every one is embedded.

@@ -27,16 +27,17 @@ mod named;
 mod output;
 mod plan;
 pub mod semantic;
+mod skills;
 pub mod specs;
 mod text;
 mod tools;
 
 use crate::catalog::Catalog;
 use index::{FieldSpec, Inverted};
+use named::select;
 pub use named::select_list;
-use named::{named_skills, select};
 pub use output::{advice, results_json, tool_specs};
-use plan::{plan, score, NameWords};
+use plan::NameWords;
 pub use semantic::{skill_text, tool_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
 pub use tools::ToolScoring;
@@ -246,6 +247,9 @@ pub struct SearchIndex {
     namespace_runs: Vec<(u32, u32, u32)>,
     /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
     parent: Vec<u32>,
+    /// Per skill: its place among the skills sorted by id (ties in score
+    /// go by id, and comparing these is cheaper than the strings).
+    id_rank: Vec<u32>,
     /// Built on the first query word the index does not know.
     names: std::sync::OnceLock<NameWords>,
     /// The tools' half (empty when the catalog has none).
@@ -354,12 +358,23 @@ impl SearchIndex {
                 u32::MAX
             })
             .collect();
+        let mut by_id: Vec<u32> = (0..catalog.skills().len() as u32).collect();
+        by_id.sort_by(|&a, &b| {
+            catalog.skills()[a as usize]
+                .id
+                .cmp(&catalog.skills()[b as usize].id)
+        });
+        let mut id_rank = vec![0u32; by_id.len()];
+        for (rank, &skill) in by_id.iter().enumerate() {
+            id_rank[skill as usize] = rank as u32;
+        }
         SearchIndex {
             skills,
             namespaces: ns_index,
             skill_namespace,
             namespace_runs,
             parent,
+            id_rank,
             names: std::sync::OnceLock::new(),
             tools: tool_index,
         }
@@ -411,6 +426,7 @@ impl SearchIndex {
             + self.skill_namespace.len() * 4
             + self.namespace_runs.len() * 12
             + self.parent.len() * 4
+            + self.id_rank.len() * 4
             + self.tools.heap_bytes()
     }
 }
@@ -558,7 +574,7 @@ fn search(
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let want_tools = options.kind != Some(EntryKind::Skill) && catalog.tool_count() > 0;
     let want_skills = options.kind != Some(EntryKind::Tool);
-    let skills = want_skills.then(|| search_skills(catalog, index, query, limit, semantic));
+    let skills = want_skills.then(|| skills::search_skills(catalog, index, query, limit, semantic));
     if !want_tools {
         return skills.unwrap_or_else(|| SearchResults {
             query: query.to_string(),
@@ -640,224 +656,12 @@ fn merge(
     }
 }
 
-/// Rank the skills alone.
-fn search_skills(
-    catalog: &Catalog,
-    index: &SearchIndex,
-    query: &str,
-    limit: usize,
-    semantic: Option<&semantic::QueryCosines>,
-) -> SearchResults {
-    let pinned = named_skills(catalog, query);
-    let plan = plan(&index.skills, query, Some(index.name_words(catalog)));
-    let scored = score(&index.skills, &plan);
-
-    // Namespaces first: how well each matches on its own text.
-    let ns_plan = self::plan(&index.namespaces, query, None);
-    let ns_scored = score(&index.namespaces, &ns_plan);
-    let namespace_count = catalog.namespaces().len();
-    let mut ns_strength = vec![0.0f32; namespace_count];
-    let mut ns_full = vec![0u64; namespace_count];
-    let mut ns_partial = vec![0u64; namespace_count];
-    let ns_ideal = ns_plan.ideal(&index.namespaces);
-    for &n in &ns_scored.touched {
-        let n = n as usize;
-        let coverage = ns_plan.coverage(ns_scored.full[n], ns_scored.partial[n]);
-        ns_strength[n] = (ns_scored.score[n] / ns_ideal).min(1.0) * coverage;
-        ns_full[n] = ns_scored.full[n];
-        ns_partial[n] = ns_scored.partial[n];
-    }
-    // A nested namespace inherits part of its parent's match (parents sort
-    // before their children).
-    for n in 0..namespace_count {
-        let p = index.parent[n];
-        if p != u32::MAX {
-            let p = p as usize;
-            if 0.7 * ns_strength[p] > ns_strength[n] {
-                ns_strength[n] = 0.7 * ns_strength[p];
-            }
-            ns_full[n] |= ns_full[p];
-            ns_partial[n] |= ns_partial[p];
-        }
-    }
-
-    // The skills of a namespace that matches the query are candidates even
-    // when their own text does not repeat the namespace's words: those
-    // words count for them.
-    let mut scored = scored;
-    if ns_strength.iter().any(|&s| s >= NAMESPACE_MIN) {
-        for &(ns, start, end) in &index.namespace_runs {
-            if ns == u32::MAX || ns_strength[ns as usize] < NAMESPACE_MIN {
-                continue;
-            }
-            scored.spread(start..end, ns_full[ns as usize], ns_partial[ns as usize]);
-        }
-    }
-
-    let ideal = plan.ideal(&index.skills);
-    let mut ranked: Vec<(f32, f32, u32)> = scored
-        .touched
-        .iter()
-        .map(|&doc| {
-            let d = doc as usize;
-            let coverage = plan.coverage(scored.full[d], scored.partial[d]);
-            let ns = index.skill_namespace[d];
-            let lift = if ns == u32::MAX {
-                0.0
-            } else {
-                ns_strength[ns as usize]
-            };
-            let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
-            let relevance = own * (1.0 + 0.5 * lift) + 0.2 * lift * coverage;
-            // A skill that matches only light words or guesses has not
-            // matched what the query is about: it may follow, not lead.
-            let relevance = if plan.has_subject(scored.full[d] | scored.partial[d]) {
-                relevance
-            } else {
-                relevance * LIGHT_MASS
-            };
-            (relevance, relevance, doc)
-        })
-        .collect();
-    // The semantic mode: every entry, ranked by the mix (its lexical
-    // relevance kept beside, for the flags).
-    let mut meaning_answers = false;
-    if let Some(semantic) = semantic {
-        (ranked, meaning_answers) = semantic::fuse(&ranked, &semantic.cosines, semantic.weight);
-    }
-    let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
-        b.0.total_cmp(&a.0).then_with(|| {
-            catalog.skills()[a.2 as usize]
-                .id
-                .cmp(&catalog.skills()[b.2 as usize].id)
-        })
-    };
-    keep_best(&mut ranked, limit + pinned.len(), by_rank);
-
-    // A skill is an answer only when it shares a meaningful word with the
-    // query (not only a light word such as "fix"): with none, the answer
-    // is "no match". Otherwise the best come back, each flagged with how
-    // sure it is.
-    let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
-    let mut hits: Vec<Hit> = pinned
-        .iter()
-        .map(|&index| Hit {
-            kind: EntryKind::Skill,
-            index,
-            score: 1.0,
-            confidence: Confidence::High,
-        })
-        .collect();
-    // Once one skill shares a meaningful word, the others that rank well
-    // come too (flagged by their own evidence): a skill that matches only
-    // "work" in "work on two branches" may still be the one.
-    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
-    let top = ranked.first().map_or(0.0, |b| b.0);
-    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
-        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
-            break;
-        }
-        let d = doc as usize;
-        if hits.iter().any(|h| h.index == d) {
-            continue;
-        }
-        hits.push(Hit {
-            kind: EntryKind::Skill,
-            index: d,
-            score: display_score(relevance),
-            // The lexical evidence alone decides how sure a hit is.
-            confidence: confidence(&plan, &scored, lexical, d),
-        });
-    }
-    let no_evidence = hits.is_empty();
-    hits.truncate(limit);
-
-    // Namespaces: their own match, plus the best of their skills.
-    let mut ns_best = vec![0.0f32; namespace_count];
-    for &(relevance, _, doc) in &ranked {
-        let ns = index.skill_namespace[doc as usize];
-        if ns != u32::MAX && !no_evidence {
-            let slot = &mut ns_best[ns as usize];
-            *slot = slot.max(relevance.min(1.0));
-        }
-    }
-    let mut namespaces: Vec<NamespaceScore> = catalog
-        .namespaces()
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| !n.name.is_empty())
-        .map(|(i, n)| NamespaceScore {
-            name: n.name.clone(),
-            score: round(0.5 * ns_strength[i] + 0.5 * ns_best[i]),
-        })
-        .filter(|n| n.score > 0.0)
-        .collect();
-    if namespaces.is_empty() && hits.is_empty() {
-        // Nothing cleared the floor: suggest the namespaces where partial
-        // evidence fell.
-        let mut partial = vec![0.0f32; namespace_count];
-        for &doc in &scored.touched {
-            let d = doc as usize;
-            let ns = index.skill_namespace[d];
-            if ns != u32::MAX {
-                let coverage = plan.coverage(scored.full[d], scored.partial[d]);
-                let slot = &mut partial[ns as usize];
-                *slot = slot.max((scored.score[d] / ideal).min(1.0) * coverage);
-            }
-        }
-        namespaces = catalog
-            .namespaces()
-            .iter()
-            .enumerate()
-            .filter(|(i, n)| !n.name.is_empty() && partial[*i] > 0.0)
-            .map(|(i, n)| NamespaceScore {
-                name: n.name.clone(),
-                score: round(partial[i]),
-            })
-            .collect();
-    }
-    namespaces.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    namespaces.truncate(3);
-
-    let mut unmatched_terms = plan.unmatched();
-    if !pinned.is_empty() {
-        // A named skill answers the query whatever else it says.
-        unmatched_terms.retain(|t| {
-            !pinned
-                .iter()
-                .any(|&i| catalog.skills()[i].name.contains(t.as_str()))
-        });
-    }
-    let mut weak_terms = plan.weak();
-    if !pinned.is_empty() {
-        weak_terms.retain(|t| {
-            !pinned
-                .iter()
-                .any(|&i| catalog.skills()[i].name.contains(t.as_str()))
-        });
-    }
-    SearchResults {
-        query: query.to_string(),
-        no_match: hits.is_empty(),
-        confidence: answer_confidence(&hits),
-        semantic: semantic.is_some(),
-        hits,
-        namespaces,
-        unmatched_terms,
-        weak_terms,
-    }
-}
-
 /// How sure a hit with this lexical `relevance` is, from what document
 /// `d` matched of the plan (skills and tools alike).
 fn confidence(plan: &plan::Plan, scored: &plan::Scored, relevance: f32, d: usize) -> Confidence {
-    let (mass, share) = plan.evidence(scored.full[d], scored.partial[d]);
+    let (mass, share) = plan.evidence(scored.docs[d].full, scored.docs[d].partial);
     let sure = relevance >= FLOOR
-        && plan.full_mass(scored.full[d]) >= 1.0
+        && plan.full_mass(scored.docs[d].full) >= 1.0
         && (share > HIGH_SHARE || (mass >= HIGH_MASS && share >= HIGH_MASS_SHARE));
     if sure {
         Confidence::High
@@ -866,15 +670,66 @@ fn confidence(plan: &plan::Plan, scored: &plan::Scored, relevance: f32, d: usize
     }
 }
 
-/// Keep the best `keep` of `ranked`, best first (a partial selection,
-/// then a sort of what is kept).
-fn keep_best<T>(ranked: &mut Vec<T>, keep: usize, by_rank: impl Fn(&T, &T) -> std::cmp::Ordering) {
-    let keep = keep.min(ranked.len());
-    if keep > 0 && keep < ranked.len() {
-        ranked.select_nth_unstable_by(keep - 1, &by_rank);
-        ranked.truncate(keep);
+/// The best `keep` of the items offered, best first, by `by_rank`: a total
+/// order of `(relevance, lexical relevance, entry)` with ties by id, so
+/// the answer does not depend on the order of the offers.
+struct Best<F> {
+    keep: usize,
+    by_rank: F,
+    /// Few kept: sorted as they come, most offers losing to the last in
+    /// one comparison. Many kept: all gathered, then a partial selection.
+    items: Vec<(f32, f32, u32)>,
+}
+
+impl<F: Fn(&(f32, f32, u32), &(f32, f32, u32)) -> std::cmp::Ordering> Best<F> {
+    /// Above this many kept, gather and select.
+    const SORTED_UP_TO: usize = 64;
+
+    fn new(keep: usize, by_rank: F) -> Self {
+        Best {
+            keep,
+            by_rank,
+            items: Vec::with_capacity(keep.min(Self::SORTED_UP_TO) + 1),
+        }
     }
-    ranked.sort_by(by_rank);
+
+    #[inline]
+    fn offer(&mut self, item: (f32, f32, u32)) {
+        if self.keep > Self::SORTED_UP_TO {
+            self.items.push(item);
+            return;
+        }
+        if self.items.len() == self.keep {
+            let Some(last) = self.items.last() else {
+                return;
+            };
+            // Most offers: plainly lower than the last kept.
+            if item.0 < last.0 || (self.by_rank)(&item, last).is_ge() {
+                return;
+            }
+        }
+        let at = self
+            .items
+            .partition_point(|kept| (self.by_rank)(kept, &item).is_lt());
+        self.items.insert(at, item);
+        self.items.truncate(self.keep);
+    }
+
+    fn into_vec(self) -> Vec<(f32, f32, u32)> {
+        let Best {
+            keep,
+            by_rank,
+            mut items,
+        } = self;
+        if keep > Self::SORTED_UP_TO {
+            if keep < items.len() {
+                items.select_nth_unstable_by(keep - 1, &by_rank);
+                items.truncate(keep);
+            }
+            items.sort_by(&by_rank);
+        }
+        items
+    }
 }
 
 /// An answer is as sure as its surest hit.
@@ -893,4 +748,38 @@ fn display_score(relevance: f32) -> f32 {
 
 fn round(x: f32) -> f32 {
     (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Best;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Kept as they come or gathered and selected, the best are the
+        /// first of a full sort, in its order, whatever the order offered.
+        #[test]
+        fn the_best_kept_are_the_first_of_a_full_sort(
+            scores in proptest::collection::vec(0u8..6, 0..300),
+            keep in prop_oneof![0usize..5, 60usize..70, 150usize..400],
+        ) {
+            // Few distinct scores: many ties, broken by the entry.
+            let items: Vec<(f32, f32, u32)> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (f32::from(s) / 5.0, 0.0, (i * 7919 % 1009) as u32))
+                .collect();
+            let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
+                b.0.total_cmp(&a.0).then(a.2.cmp(&b.2))
+            };
+            let mut sorted = items.clone();
+            sorted.sort_by(by_rank);
+            sorted.truncate(keep);
+            let mut best = Best::new(keep, by_rank);
+            for &item in &items {
+                best.offer(item);
+            }
+            prop_assert_eq!(best.into_vec(), sorted);
+        }
+    }
 }

@@ -67,6 +67,12 @@ pub(super) struct Plan {
     /// for a word the catalog does not have at all or only guessed (it may
     /// be what the query is about); light words half.
     pub(super) evidence_weights: Vec<f32>,
+    /// Per unit (the first 64): its mass, and their sum; the units a
+    /// match must cover to be about the query's subject, as bits (see
+    /// [`Plan::has_subject`]). Kept so a document costs a few bit steps.
+    masses: Vec<f32>,
+    mass_total: f32,
+    subject: u64,
 }
 
 /// What the skills' names offer a query word the index does not know: the
@@ -291,23 +297,41 @@ pub(super) fn plan(index: &Inverted, query: &str, names: Option<&NameWords>) -> 
             }
         }
     }
+    let masses: Vec<f32> = units.iter().take(64).map(|u| u.mass).collect();
+    let subject = units
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, u)| u.mass > 0.0 && !u.light && !u.guessed)
+        .fold(0u64, |m, (u, _)| m | 1u64 << u);
     let mut plan = Plan {
         expansions,
         units,
         evidence_weights: Vec::new(),
+        mass_total: masses.iter().sum(),
+        masses,
+        subject,
     };
     plan.weigh(index);
     plan
 }
 
+/// What one document got from a plan: its score and the units it matched
+/// in full and in part. Kept together, so a posting touches one place.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct DocScore {
+    pub(super) score: f32,
+    /// Already in `touched` (a term past the 64th query word has no unit
+    /// bits, so the masks cannot tell).
+    seen: bool,
+    pub(super) full: u64,
+    pub(super) partial: u64,
+}
+
 /// Scores of one plan over one index: relevance and coverage per document.
 pub(super) struct Scored {
-    pub(super) score: Vec<f32>,
-    pub(super) full: Vec<u64>,
-    pub(super) partial: Vec<u64>,
-    /// Documents already in `touched` (a term past the 64th query word
-    /// has no unit bits, so the masks cannot tell).
-    pub(super) seen: Vec<bool>,
+    pub(super) docs: Vec<DocScore>,
+    /// The documents something matched, in the order first matched.
     pub(super) touched: Vec<u32>,
 }
 
@@ -316,65 +340,60 @@ impl Scored {
     /// words (a namespace's for its skills, a server's for its tools).
     pub(super) fn spread(&mut self, range: std::ops::Range<u32>, full: u64, partial: u64) {
         for d in range.start as usize..range.end as usize {
-            if !self.seen[d] {
-                self.seen[d] = true;
+            let doc = &mut self.docs[d];
+            if !doc.seen {
+                doc.seen = true;
                 self.touched.push(d as u32);
             }
-            self.full[d] |= full;
-            self.partial[d] |= partial;
+            doc.full |= full;
+            doc.partial |= partial;
         }
     }
 }
 
 pub(super) fn score(index: &Inverted, plan: &Plan) -> Scored {
-    let docs = index.docs();
     let mut scored = Scored {
-        score: vec![0.0; docs],
-        full: vec![0; docs],
-        partial: vec![0; docs],
-        seen: vec![false; docs],
+        docs: vec![DocScore::default(); index.docs()],
         touched: Vec::new(),
     };
     for e in &plan.expansions {
         let factor = e.weight * index.idf(e.term);
-        for &(doc, sat) in index.postings(e.term) {
-            let d = doc as usize;
-            if !scored.seen[d] {
-                scored.seen[d] = true;
-                scored.touched.push(doc);
+        let (full, partial) = if e.full { (e.units, 0) } else { (0, e.units) };
+        for &(d, sat) in index.postings(e.term) {
+            let doc = &mut scored.docs[d as usize];
+            if !doc.seen {
+                doc.seen = true;
+                scored.touched.push(d);
             }
-            scored.score[d] += factor * sat;
-            if e.full {
-                scored.full[d] |= e.units;
-            } else {
-                scored.partial[d] |= e.units;
-            }
+            doc.score += factor * sat;
+            doc.full |= full;
+            doc.partial |= partial;
         }
     }
     scored
 }
 
 impl Plan {
-    /// Share of the query a document's matches cover.
+    /// Share of the query a document's matches cover: the mass of the
+    /// units matched, half for those matched only in part.
     pub(super) fn coverage(&self, full: u64, partial: u64) -> f32 {
-        self.share(full, partial, |unit| unit.mass)
-    }
-
-    pub(super) fn share(&self, full: u64, partial: u64, weigh: impl Fn(&Unit) -> f32) -> f32 {
-        let total: f32 = self.units.iter().take(64).map(&weigh).sum();
-        if total == 0.0 {
+        if self.mass_total == 0.0 {
             return 0.0;
         }
+        // Units in order, as a sum over all of them would add them.
         let mut got = 0.0;
-        for (u, unit) in self.units.iter().enumerate().take(64) {
-            let bit = 1u64 << u;
-            if full & bit != 0 {
-                got += weigh(unit);
-            } else if partial & bit != 0 {
-                got += weigh(unit) * 0.5;
-            }
+        let mut bits = full | partial;
+        while bits != 0 {
+            let u = bits.trailing_zeros() as usize;
+            let mass = self.masses.get(u).copied().unwrap_or(0.0);
+            got += if full & (1u64 << u) != 0 {
+                mass
+            } else {
+                mass * 0.5
+            };
+            bits &= bits - 1;
         }
-        got / total
+        got / self.mass_total
     }
 
     /// Weigh the units as evidence by what the catalog says about them
@@ -429,9 +448,7 @@ impl Plan {
     /// Whether `matched` covers a unit the query is about: one with mass,
     /// not a light word, and matched by more than a guess.
     pub(super) fn has_subject(&self, matched: u64) -> bool {
-        self.units.iter().enumerate().take(64).any(|(u, unit)| {
-            matched & (1u64 << u) != 0 && unit.mass > 0.0 && !unit.light && !unit.guessed
-        })
+        matched & self.subject != 0
     }
 
     /// How many query words (CJK characters count half) `full` matches

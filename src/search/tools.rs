@@ -221,10 +221,11 @@ pub(crate) fn search_tools(
         let ideal = server_plan.ideal(&index.servers);
         for &s in &server_scored.touched {
             let s = s as usize;
-            let coverage = server_plan.coverage(server_scored.full[s], server_scored.partial[s]);
-            strength[s] = (server_scored.score[s] / ideal).min(1.0) * coverage;
-            server_full[s] = server_scored.full[s];
-            server_partial[s] = server_scored.partial[s];
+            let coverage =
+                server_plan.coverage(server_scored.docs[s].full, server_scored.docs[s].partial);
+            strength[s] = (server_scored.docs[s].score / ideal).min(1.0) * coverage;
+            server_full[s] = server_scored.docs[s].full;
+            server_partial[s] = server_scored.docs[s].partial;
         }
         // A server that matches puts all its tools in the running; its
         // words count for them.
@@ -238,41 +239,6 @@ pub(crate) fn search_tools(
     let ideal = plan.ideal(&index.tools);
     // The server's words count for its tools' coverage only where the
     // server matched them (its strength), not for every tool scored.
-    let mut ranked: Vec<(f32, f32, u32)> = scored
-        .touched
-        .iter()
-        .map(|&doc| {
-            let d = doc as usize;
-            let s = index.tool_server[d] as usize;
-            let (full, partial) = if hierarchical {
-                (
-                    scored.full[d] | server_full[s],
-                    scored.partial[d] | server_partial[s],
-                )
-            } else {
-                (scored.full[d], scored.partial[d])
-            };
-            scored.full[d] = full;
-            scored.partial[d] = partial;
-            let coverage = plan.coverage(full, partial);
-            let lift = strength[s];
-            let own = scored.score[d] / ideal * (0.25 + 0.75 * coverage);
-            let relevance = own * (1.0 + SERVER_LIFT * lift) + SERVER_ADD * lift * coverage;
-            let relevance = if plan.has_subject(full | partial) {
-                relevance
-            } else {
-                relevance * LIGHT_MASS
-            };
-            (relevance, relevance, doc)
-        })
-        .collect();
-    // The semantic mode: every tool, ranked by the mix; its lexical
-    // relevance (server evidence included) kept for the flags.
-    let mut meaning_answers = false;
-    if let Some(semantic) = semantic {
-        (ranked, meaning_answers) =
-            super::semantic::fuse(&ranked, &semantic.tools, semantic.weight);
-    }
     let id_of = |d: u32| {
         catalog
             .tool_at(d as usize)
@@ -281,8 +247,47 @@ pub(crate) fn search_tools(
     let by_rank = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {
         b.0.total_cmp(&a.0).then_with(|| id_of(a.2).cmp(id_of(b.2)))
     };
-    super::keep_best(&mut ranked, limit + pinned.len(), by_rank);
-    let evidence = |d: usize| plan.has_subject(scored.full[d] | scored.partial[d]);
+    // The semantic mode ranks every tool by the mix (its lexical relevance,
+    // server evidence included, kept for the flags); the lexical one keeps
+    // the best as it goes.
+    let keep = limit + pinned.len();
+    let mut lexical: Vec<(f32, f32, u32)> = Vec::new();
+    let mut best = super::Best::new(keep, by_rank);
+    for &doc in &scored.touched {
+        let d = doc as usize;
+        let s = index.tool_server[d] as usize;
+        let got = &mut scored.docs[d];
+        if hierarchical {
+            got.full |= server_full[s];
+            got.partial |= server_partial[s];
+        }
+        let (full, partial) = (got.full, got.partial);
+        let coverage = plan.coverage(full, partial);
+        let lift = strength[s];
+        let own = got.score / ideal * (0.25 + 0.75 * coverage);
+        let relevance = own * (1.0 + SERVER_LIFT * lift) + SERVER_ADD * lift * coverage;
+        let relevance = if plan.has_subject(full | partial) {
+            relevance
+        } else {
+            relevance * LIGHT_MASS
+        };
+        if semantic.is_some() {
+            lexical.push((relevance, relevance, doc));
+        } else {
+            best.offer((relevance, relevance, doc));
+        }
+    }
+    let (ranked, meaning_answers) = match semantic {
+        None => (best.into_vec(), false),
+        Some(semantic) => {
+            let (fused, meaning) =
+                super::semantic::fuse(&lexical, &semantic.tools, semantic.weight);
+            let mut best = super::Best::new(keep, by_rank);
+            fused.into_iter().for_each(|r| best.offer(r));
+            (best.into_vec(), meaning)
+        }
+    };
+    let evidence = |d: usize| plan.has_subject(scored.docs[d].full | scored.docs[d].partial);
     let mut hits: Vec<Hit> = pinned
         .iter()
         .map(|&index| Hit {
