@@ -22,7 +22,7 @@
 //! callers judge a file reached through a link by where it really is (the
 //! ignore rules and skipped folders apply to the target, not the link).
 
-/// Files larger than this are refused: read a range of lines instead.
+/// Files larger than this are refused (grep still searches them).
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 use std::ffi::OsString;

@@ -237,12 +237,24 @@ fn serve_refuses_a_huge_file_by_its_size_without_reading_it() {
     let answer = raw.request("resources/read", json!({"uri": "skill://big/huge.md"}));
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("larger than 16 MiB"), "{answer}");
+    // Both refusals say what to do instead: grep the skill.
+    assert!(
+        message.contains("grep_skills tool (skill `big`)"),
+        "{answer}"
+    );
     let (is_error, text) = raw.call("read_skill", json!({"name": "big", "path": "huge.md"}));
     assert!(is_error && text.contains("bytes"), "{text}");
+    assert!(text.contains("grep_skills tool with skill `big`"), "{text}");
+    let (is_error, text) = raw.call(
+        "grep_skills",
+        json!({"pattern": "never-there", "skill": "big"}),
+    );
+    assert!(!is_error && !text.is_empty(), "{text}");
     // The manifest holds every file's digest: refused by the total size.
     let answer = raw.request("skills/get", json!({"uri": "skill://big/SKILL.md"}));
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("more than 16 MiB"), "{answer}");
+    assert!(message.contains("`.ignore` file"), "{answer}");
     let answer = raw.request("resources/list", json!({}));
     assert!(answer.get("result").is_some(), "{answer}");
     let (_, text) = raw.call("grep_skills", json!({"pattern": "never-there"}));
@@ -251,5 +263,55 @@ fn serve_refuses_a_huge_file_by_its_size_without_reading_it() {
     assert!(
         peak < 256 * 1024,
         "peak memory {peak} KiB: the file was read"
+    );
+    drop(raw);
+    // The author's fix the refusal names: the skill is served again.
+    write(root, "big/.ignore", "huge.md\n");
+    let mut raw = crate::mcp::Raw::start(root, &["--no-watch"]);
+    let answer = raw.request("skills/get", json!({"uri": "skill://big/SKILL.md"}));
+    assert!(answer.get("result").is_some(), "{answer}");
+}
+
+/// A text file over what `read` takes at once is refused with a command
+/// that finds its lines, and that command works.
+#[test]
+fn read_refuses_a_file_too_large_and_names_a_grep_that_finds_its_lines() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(
+        root,
+        "big/SKILL.md",
+        skill_md("big", "Big. Use when testing."),
+    );
+    let filler = "a line of filler text to make the file large\n";
+    let lines = (skilldex::query::read::MAX_READ_BYTES as usize) / filler.len() + 1;
+    let mut text = filler.repeat(lines);
+    text.push_str("the needle\n");
+    write(root, "big/huge.md", text);
+    let root_arg = root.to_str().unwrap();
+    let mut read = skilldex();
+    read.args(["read", "big/huge.md", "--root", root_arg]);
+    let run = bounded(read);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    let suggested = run
+        .stderr
+        .split("(`")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no command in {:?}", run.stderr));
+    let args: Vec<&str> = suggested
+        .split_whitespace()
+        .skip(1)
+        .map(|a| if a == "PATTERN" { "needle" } else { a })
+        .collect();
+    assert!(args.contains(&"grep"), "{suggested}");
+    let mut grep = skilldex();
+    grep.args(&args);
+    let run = bounded(grep);
+    assert_eq!(run.code, 0, "{suggested}: {run:?}");
+    assert_eq!(
+        run.stdout.trim(),
+        format!("big/huge.md:{}:the needle", lines + 1)
     );
 }

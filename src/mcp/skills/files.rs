@@ -129,7 +129,11 @@ pub fn read_file(
     }
     // Sized on the open file, before a byte is read.
     if opened.len > MAX_BYTES {
-        return Err(format!("{uri} is larger than 16 MiB"));
+        return Err(format!(
+            "{uri} is larger than 16 MiB, the extension's limit — find the lines you need with \
+             the grep_skills tool (skill `{}`)",
+            skill.id
+        ));
     }
     let bytes = crate::contain::read_at_most(opened.file, MAX_BYTES)
         .map_err(|e| format!("{uri} cannot be read ({e})"))?;

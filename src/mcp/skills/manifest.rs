@@ -63,12 +63,16 @@ fn manifest_files(
                     files.push((path, len));
                     if files.len() > MAX_FILES {
                         return Err(format!(
-                            "it has more than {MAX_FILES} files, the extension's limit"
+                            "it has more than {MAX_FILES} files, the extension's limit — move files \
+                             the agent does not need out of the skill, or list them in an \
+                             `.ignore` file in its folder"
                         ));
                     }
                     if total > MAX_BYTES {
                         return Err(
-                            "its files add up to more than 16 MiB, the extension's limit"
+                            "its files add up to more than 16 MiB, the extension's limit — move \
+                             large files out of the skill, or list them in an `.ignore` file in \
+                             its folder"
                                 .to_string(),
                         );
                     }

@@ -102,7 +102,7 @@ pub enum ReadError {
         path: String,
         bytes: u64,
     },
-    #[error("`{path}` in skill `{skill}` is {bytes} bytes, more than skilldex reads at once")]
+    #[error("`{path}` in skill `{skill}` is {bytes} bytes, more than skilldex reads at once — find the lines you need with grep (`skilldex grep PATTERN --skill {skill}`, or the grep_skills tool with skill `{skill}`)")]
     TooLarge {
         skill: String,
         path: String,
