@@ -8,6 +8,7 @@
 //! namespaces, and mapping findings to diagnostics under the chosen profile.
 
 pub(crate) mod incremental;
+mod load_errors;
 mod namespaces;
 mod tools;
 pub use tools::ToolCatalogFile;
@@ -667,45 +668,6 @@ impl Catalog {
 
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
-    }
-
-    /// Why a skill file did not load: the first error reported against
-    /// `file` when no skill (enabled or disabled) came from it.
-    pub fn load_error(&self, file: &Path) -> Option<&Diagnostic> {
-        if self
-            .skills
-            .iter()
-            .chain(self.disabled_skills())
-            .any(|s| s.path == file)
-        {
-            return None;
-        }
-        self.diagnostics
-            .iter()
-            .find(|d| d.path == file && d.severity == crate::model::Severity::Error)
-    }
-
-    /// The skill files that did not load, with why, whose folder is named
-    /// `folder_name`.
-    pub fn load_errors_named(&self, folder_name: &str) -> Vec<&Diagnostic> {
-        let mut files: Vec<&Path> = self
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == crate::model::Severity::Error)
-            .map(|d| d.path.as_path())
-            .filter(|p| {
-                p.file_name()
-                    .is_some_and(|n| scan::SKILL_FILE_NAMES.iter().any(|s| n == *s))
-                    && p.parent()
-                        .and_then(Path::file_name)
-                        .is_some_and(|n| n == folder_name)
-            })
-            .collect();
-        files.dedup();
-        files
-            .into_iter()
-            .filter_map(|f| self.load_error(f))
-            .collect()
     }
 
     /// The root `skill` was found in.

@@ -76,6 +76,16 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
         Err(error) => return Ok(report(error)),
     };
     let mut out = printer.out;
+    // A skill file that did not load has no skill: its folder is not
+    // searched. Said, so a missing match is not taken for an absent word.
+    let not_loaded = if request.skill.is_some() {
+        Vec::new()
+    } else {
+        catalog.load_errors()
+    };
+    let not_loaded_count = not_loaded.len();
+    let not_loaded_note = (!not_loaded.is_empty()).then(|| not_searched(&not_loaded));
+    drop(not_loaded);
     if args.json {
         serde_json::to_writer(
             &mut out,
@@ -85,6 +95,7 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
                 "files": result.files,
                 "truncated": result.truncated,
                 "unreadable": result.unreadable,
+                "not_loaded": not_loaded_count,
             }),
         )?;
         out.write_all(b"\n")?;
@@ -92,6 +103,9 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
     out.flush()?;
     // As in `render`: the process ends now; skip freeing the catalog.
     std::mem::forget(catalog);
+    if let Some(note) = not_loaded_note.filter(|_| !cli.global.quiet) {
+        say!("skilldex: {note}");
+    }
     if result.truncated && !cli.global.quiet {
         say!(
             "skilldex: stopped at {} matches (--max-results); narrow the pattern or pick a skill with --skill",
@@ -108,6 +122,33 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
     };
     drop(out);
     Ok(end_now(code))
+}
+
+/// What grep could not search because these skill files did not load.
+fn not_searched(not_loaded: &[&skilldex::model::Diagnostic]) -> String {
+    let shown = |d: &skilldex::model::Diagnostic| printable(&d.path.to_string_lossy()).to_string();
+    match not_loaded {
+        [one] => format!(
+            "{}:{}:{}: this skill file did not load, so its folder was not searched: {}",
+            shown(one),
+            one.line,
+            one.column,
+            one.message
+        ),
+        many => {
+            let listed: Vec<String> = many.iter().take(3).map(|d| shown(d)).collect();
+            let more = if many.len() > 3 {
+                format!(" and {} more", many.len() - 3)
+            } else {
+                String::new()
+            };
+            format!(
+                "not searched: the folders of {} skill files that did not load ({}{more}) — `skilldex lint` says why and how to fix each",
+                thousands(many.len()),
+                listed.join(", ")
+            )
+        }
+    }
 }
 
 /// The answer is written and flushed: the process ends here. On Linux it

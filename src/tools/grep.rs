@@ -86,7 +86,22 @@ pub fn grep_skills(
         }
         Err(error) => return Ok(ToolAnswer::error(error.to_string())),
     };
-    let unread = std::mem::take(&mut lines.unreadable);
+    let mut unread = std::mem::take(&mut lines.unreadable);
+    // A skill file that did not load has no skill: its folder is not
+    // searched. Said, so a missing match is not taken for an absent word.
+    if skill.is_none() {
+        use std::fmt::Write as _;
+        for d in catalog.load_errors() {
+            let _ = write!(
+                unread,
+                "\nnot searched: the folder of {0}, whose skill file did not load ({0}:{1}:{2}: {3})",
+                crate::model::printable(&d.path.to_string_lossy()),
+                d.line,
+                d.column,
+                d.message
+            );
+        }
+    }
     if result.matches == 0 {
         let scope = match (skill, namespace) {
             (Some(s), _) => format!(" in skill {s}"),

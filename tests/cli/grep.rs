@@ -1,6 +1,7 @@
 //! `grep`: `--max-count` with context as `rg` answers it, and files reached
 //! twice inside one skill (through a symlink) answered once; a bad pattern
-//! reported as the user wrote it.
+//! reported as the user wrote it; a skill file that did not load named as
+//! not searched.
 
 use super::*;
 
@@ -778,4 +779,82 @@ fn printing_a_huge_answer_keeps_memory_flat() {
         "peak RSS {highest} KB while printing a {} MB answer",
         read >> 20
     );
+}
+
+/// A skill whose `SKILL.md` does not load beside one that does.
+fn one_broken_catalog() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "ok/SKILL.md",
+        "---\nname: ok\ndescription: Fine. Use when testing.\n---\n\nneedle here\n",
+    );
+    write(
+        &root,
+        "broken/SKILL.md",
+        "---\nname: broken\ndescription: [unclosed\n---\n\nneedle in the broken one\n",
+    );
+    write(&root, "broken/notes.md", "needle in its notes\n");
+    temp
+}
+
+#[test]
+fn a_skill_file_that_did_not_load_is_named_as_not_searched() {
+    let temp = one_broken_catalog();
+    let broken = temp.path().join("root/broken/SKILL.md");
+    let out = grep_in(&temp, &["needle"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "ok/SKILL.md:6:needle here\n", "{out:?}");
+    // Where, line and column, and why: the front matter's error.
+    let expected = format!("skilldex: {}:4:1: ", broken.to_str().unwrap());
+    assert!(out.stderr.contains(&expected), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("did not load, so its folder was not searched"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("invalid YAML"), "{out:?}");
+    // The JSON summary counts it; --quiet and --skill of a loaded skill
+    // leave the note out.
+    let json = grep_in(&temp, &["needle", "--json"]);
+    let summary = json_lines(&json).pop().unwrap();
+    assert_eq!(summary["not_loaded"], 1, "{json:?}");
+    let quiet = grep_in(&temp, &["needle", "-q"]);
+    assert!(!quiet.stderr.contains("not searched"), "{quiet:?}");
+    let one = grep_in(&temp, &["needle", "--skill", "ok"]);
+    assert!(!one.stderr.contains("not searched"), "{one:?}");
+    // Fixed as the error says, the skill loads and its files are searched.
+    write(
+        &temp.path().join("root"),
+        "broken/SKILL.md",
+        "---\nname: broken\ndescription: Fixed. Use when testing.\n---\n\nneedle in the broken one\n",
+    );
+    let fixed = grep_in(&temp, &["needle"]);
+    assert!(!fixed.stderr.contains("not searched"), "{fixed:?}");
+    assert!(
+        fixed
+            .stdout
+            .contains("broken/notes.md:1:needle in its notes"),
+        "{fixed:?}"
+    );
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn grep_skills_names_a_skill_file_that_did_not_load() {
+    use serde_json::json;
+    let temp = one_broken_catalog();
+    let mut raw = crate::mcp::Raw::start(&temp.path().join("root"), &["--no-watch"]);
+    for pattern in ["needle", "never-there"] {
+        let (is_error, text) = raw.call("grep_skills", json!({"pattern": pattern}));
+        assert!(!is_error, "{text}");
+        assert!(
+            text.contains("not searched: the folder of")
+                && text.contains("broken/SKILL.md:4:1: invalid YAML"),
+            "{text}"
+        );
+    }
+    let (_, text) = raw.call("grep_skills", json!({"pattern": "needle", "skill": "ok"}));
+    assert!(!text.contains("not searched"), "{text}");
 }
