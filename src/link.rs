@@ -99,6 +99,14 @@ pub enum Action {
         target: PathBuf,
         via: String,
     },
+    /// A link skilldex made whose skill file did not load (a broken
+    /// front matter, say): left in place, and why, so one bad edit does
+    /// not take the skill from the host.
+    Hold {
+        name: String,
+        target: PathBuf,
+        reason: String,
+    },
     /// Not linked, and why.
     Skip {
         name: String,
@@ -115,6 +123,7 @@ impl Action {
             | Action::Relink { name, .. }
             | Action::Remove { name, .. }
             | Action::Within { name, .. }
+            | Action::Hold { name, .. }
             | Action::Skip { name, .. } => name,
         }
     }
@@ -339,6 +348,18 @@ pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError
         };
         actions.push(action);
     }
+    // Folders whose skill file did not load: their links stay.
+    let not_loaded: Vec<(PathBuf, &crate::model::Diagnostic)> = catalog
+        .load_errors()
+        .into_iter()
+        .filter_map(|d| {
+            let folder = d.path.parent()?;
+            Some((
+                std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
+                d,
+            ))
+        })
+        .collect();
     for (name, target) in &record {
         if wanted.contains_key(name) {
             continue;
@@ -346,11 +367,26 @@ pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError
         let entry = dir.join(name);
         let ours = std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink())
             && std::fs::read_link(&entry).is_ok_and(|p| &p == target);
-        if ours {
-            actions.push(Action::Remove {
+        if !ours {
+            continue;
+        }
+        let real_target = std::fs::canonicalize(target).unwrap_or_else(|_| target.clone());
+        match not_loaded.iter().find(|(folder, _)| *folder == real_target) {
+            Some((_, d)) => actions.push(Action::Hold {
                 name: name.clone(),
                 target: target.clone(),
-            });
+                reason: format!(
+                    "{}:{}:{}: its skill file did not load ({}); the link stays — fix the file and link again",
+                    crate::model::printable(&d.path.to_string_lossy()),
+                    d.line,
+                    d.column,
+                    d.message
+                ),
+            }),
+            None => actions.push(Action::Remove {
+                name: name.clone(),
+                target: target.clone(),
+            }),
         }
     }
     actions.sort_by(|a, b| a.name().cmp(b.name()).then_with(|| rank(a).cmp(&rank(b))));
@@ -364,7 +400,7 @@ pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError
 fn rank(action: &Action) -> u8 {
     match action {
         Action::Keep { .. } | Action::Link { .. } | Action::Relink { .. } => 0,
-        Action::Remove { .. } | Action::Within { .. } => 1,
+        Action::Remove { .. } | Action::Within { .. } | Action::Hold { .. } => 1,
         Action::Skip { .. } => 2,
     }
 }
@@ -389,6 +425,9 @@ pub fn apply(plan: &Plan) -> Result<(), LinkError> {
                 let entry = dir.join(name);
                 std::fs::remove_file(&entry).map_err(io(&entry))?;
                 symlink(target, &entry).map_err(io(&entry))?;
+                record.insert(name.clone(), target.clone());
+            }
+            Action::Hold { name, target, .. } => {
                 record.insert(name.clone(), target.clone());
             }
             Action::Keep { name, target } => {

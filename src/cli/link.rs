@@ -80,12 +80,45 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
         .iter()
         .filter(|a| matches!(a, Action::Skip { .. }))
         .count();
+    let held = plan
+        .actions
+        .iter()
+        .filter(|a| matches!(a, Action::Hold { .. }))
+        .count();
+    // Skill files that did not load and had no link to hold: not linked.
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let held_folders: Vec<PathBuf> = plan
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Hold { target, .. } => Some(real(target)),
+            _ => None,
+        })
+        .collect();
+    let not_linked: Vec<&skilldex::model::Diagnostic> = catalog
+        .load_errors()
+        .into_iter()
+        .filter(|d| {
+            d.path
+                .parent()
+                .is_none_or(|folder| !held_folders.contains(&real(folder)))
+        })
+        .collect();
     if args.json {
         write_json(&serde_json::json!({
             "host": host.name(),
             "dir": plan.dir,
             "dry_run": args.dry_run,
             "actions": plan.actions,
+            "not_loaded": not_linked
+                .iter()
+                .map(|d| serde_json::json!({
+                    "path": d.path,
+                    "line": d.line,
+                    "column": d.column,
+                    "message": d.message,
+                }))
+                .collect::<Vec<_>>(),
         }))?;
     } else {
         let within = |name: &str| {
@@ -134,21 +167,36 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
                     target,
                     reason,
                 } => writeln!(out, "skipped  {name} ({}): {reason}", target.display())?,
+                Action::Hold { name, reason, .. } => writeln!(out, "held     {name}: {reason}")?,
             }
         }
         out.flush()?;
         let count = |f: fn(&Action) -> bool| plan.actions.iter().filter(|a| f(a)).count();
         let kept = count(|a| matches!(a, Action::Keep { .. } | Action::Within { .. }));
         let changed = count(Action::changes);
+        for d in &not_linked {
+            say!(
+                "skilldex: {}:{}:{}: this skill file did not load, so it is not linked: {}",
+                skilldex::model::printable(&d.path.to_string_lossy()),
+                d.line,
+                d.column,
+                d.message
+            );
+        }
         say!(
-            "skilldex: {} for {} in {}: {changed} {}, {kept} already in place, {skipped} skipped",
+            "skilldex: {} for {} in {}: {changed} {}, {kept} already in place, {skipped} skipped{}",
             if args.dry_run { "plan" } else { "links" },
             host.name(),
             plan.dir.display(),
             if args.dry_run { "to change" } else { "changed" },
+            if held > 0 {
+                format!(", {held} held (skill file did not load)")
+            } else {
+                String::new()
+            },
         );
     }
-    Ok(if skipped > 0 {
+    Ok(if skipped + held > 0 || !not_linked.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

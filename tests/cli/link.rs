@@ -1,6 +1,6 @@
 //! `skilldex link`: the catalog laid out in a host's own skills folder as
 //! its loader reads it (`<dir>/<name>/SKILL.md`), links only, nothing of
-//! anyone else's touched.
+//! anyone else's touched; a link whose skill file breaks is held, not removed.
 
 use super::{run_in, skill_md, write};
 use std::path::Path;
@@ -271,4 +271,83 @@ fn link_for_a_host_that_reads_nested_skills_shows_each_skill_once() {
             .any(|a| a["action"] == "within" && a["name"] == "forms" && a["via"] == "pdf"),
         "{json}"
     );
+}
+
+/// A skill whose front matter breaks keeps its link (held, with where and
+/// why), one that never loaded is named as not linked; fixed, both are as
+/// before, and a skill really gone loses its link.
+#[test]
+fn a_link_whose_skill_file_breaks_is_held_not_removed() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path();
+    write(
+        project,
+        "skills/two/SKILL.md",
+        skill_md("two", "Two. Use when testing."),
+    );
+    write(
+        project,
+        "skills/ok/SKILL.md",
+        skill_md("ok", "Fine. Use when testing."),
+    );
+    let first = run_in(project, &["link", "--host", "claude"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    let broken = "---\nname: two\ndescription: [unclosed\n---\n";
+    write(project, "skills/two/SKILL.md", broken);
+    write(
+        project,
+        "skills/three/SKILL.md",
+        broken.replace("two", "three"),
+    );
+    let held = run_in(project, &["link", "--host", "claude"]);
+    assert_eq!(held.code, 1, "{held:?}");
+    assert!(
+        held.stdout.contains("held     two: ")
+            && held
+                .stdout
+                .contains("skills/two/SKILL.md:4:1: its skill file did not load"),
+        "{held:?}"
+    );
+    assert!(
+        held.stderr.contains(
+            "skills/three/SKILL.md:4:1: this skill file did not load, so it is not linked"
+        ),
+        "{held:?}"
+    );
+    let dir = project.join(".claude/skills");
+    assert!(dir.join("two").join("SKILL.md").is_file(), "{held:?}");
+    let json = run_in(project, &["link", "--host", "claude", "--json"]);
+    let answer: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let actions = answer["actions"].as_array().unwrap();
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["action"] == "hold" && a["name"] == "two"),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["not_loaded"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
+    // Fixed: the link was there all along.
+    write(
+        project,
+        "skills/two/SKILL.md",
+        skill_md("two", "Two. Use when testing."),
+    );
+    std::fs::remove_dir_all(project.join("skills/three")).unwrap();
+    let fixed = run_in(project, &["link", "--host", "claude"]);
+    assert_eq!(fixed.code, 0, "{fixed:?}");
+    assert!(
+        fixed
+            .stderr
+            .contains("0 changed, 2 already in place, 0 skipped"),
+        "{fixed:?}"
+    );
+    // Gone for real: removed.
+    std::fs::remove_dir_all(project.join("skills/two")).unwrap();
+    let gone = run_in(project, &["link", "--host", "claude"]);
+    assert!(gone.stdout.contains("removed  two"), "{gone:?}");
+    assert!(!dir.join("two").exists(), "{gone:?}");
 }
