@@ -25,6 +25,24 @@
 /// Files larger than this are refused (grep still searches them).
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Whether the first 8 KiB of `file` (a regular file) hold a NUL byte, what
+/// marks a binary file here as in grep. Reads from the file's position.
+pub fn starts_binary(file: &std::fs::File) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8192];
+    let mut got = 0;
+    let mut reader = file;
+    while got < head.len() {
+        match reader.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    head[..got].contains(&0)
+}
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;

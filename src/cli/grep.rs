@@ -78,11 +78,7 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
     let mut out = printer.out;
     // A skill file that did not load has no skill: its folder is not
     // searched. Said, so a missing match is not taken for an absent word.
-    let not_loaded = if request.skill.is_some() {
-        Vec::new()
-    } else {
-        catalog.load_errors()
-    };
+    let not_loaded = query::grep::not_loaded(&catalog, &request);
     let not_loaded_count = not_loaded.len();
     let not_loaded_note = (!not_loaded.is_empty()).then(|| not_searched(&not_loaded));
     drop(not_loaded);

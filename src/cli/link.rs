@@ -95,13 +95,16 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
             _ => None,
         })
         .collect();
+    // A broken skill kept in the folder itself is in place, not unlinked.
+    let real_dir = real(&plan.dir);
     let not_linked: Vec<&skilldex::model::Diagnostic> = catalog
         .load_errors()
         .into_iter()
         .filter(|d| {
-            d.path
-                .parent()
-                .is_none_or(|folder| !held_folders.contains(&real(folder)))
+            d.path.parent().is_none_or(|folder| {
+                let folder = real(folder);
+                !held_folders.contains(&folder) && folder.parent() != Some(real_dir.as_path())
+            })
         })
         .collect();
     if args.json {

@@ -139,6 +139,38 @@ pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, Grep
     Ok(collected(collect, summary))
 }
 
+/// The skill files that did not load inside the scope of `request` (their
+/// folders have no skill, so grep does not search them), with why: none
+/// when one skill is named; those of the namespace and below when one is.
+pub fn not_loaded<'a>(
+    catalog: &'a Catalog,
+    request: &GrepRequest,
+) -> Vec<&'a crate::model::Diagnostic> {
+    if request.skill.is_some() {
+        return Vec::new();
+    }
+    let mut found = catalog.load_errors();
+    if let Some(namespace) = request.namespace.as_deref().map(|n| n.trim_matches('/')) {
+        if !namespace.is_empty() {
+            // A skill's namespace is the folder path between its root and
+            // its own folder.
+            let inside = |d: &&crate::model::Diagnostic| {
+                let Some(folder) = d.path.parent().and_then(Path::parent) else {
+                    return false;
+                };
+                catalog.roots().iter().any(|root| {
+                    folder.strip_prefix(root).is_ok_and(|rel| {
+                        let rel = rel.to_string_lossy();
+                        rel == namespace || rel.starts_with(&format!("{namespace}/"))
+                    })
+                })
+            };
+            found.retain(inside);
+        }
+    }
+    found
+}
+
 /// Search the catalog's files, pushing the answer into `sink` as it is
 /// found (in answer order).
 pub fn grep_into(

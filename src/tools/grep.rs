@@ -9,6 +9,10 @@ use crate::catalog::Catalog;
 use crate::query::{self, GrepError};
 use crate::text::plural;
 
+/// Skill files that did not load named one by one in an answer; past
+/// this, counted.
+const MAX_NOT_LOADED_SHOWN: usize = 10;
+
 /// Answer `grep_skills`.
 pub fn grep_skills(
     catalog: &Catalog,
@@ -89,9 +93,10 @@ pub fn grep_skills(
     let mut unread = std::mem::take(&mut lines.unreadable);
     // A skill file that did not load has no skill: its folder is not
     // searched. Said, so a missing match is not taken for an absent word.
-    if skill.is_none() {
+    let not_loaded = query::grep::not_loaded(catalog, &request);
+    {
         use std::fmt::Write as _;
-        for d in catalog.load_errors() {
+        for d in not_loaded.iter().take(MAX_NOT_LOADED_SHOWN) {
             let _ = write!(
                 unread,
                 "\nnot searched: the folder of {0}, whose skill file did not load ({0}:{1}:{2}: {3})",
@@ -99,6 +104,13 @@ pub fn grep_skills(
                 d.line,
                 d.column,
                 d.message
+            );
+        }
+        if not_loaded.len() > MAX_NOT_LOADED_SHOWN {
+            let _ = write!(
+                unread,
+                "\nnot searched either: the folders of {} more skill files that did not load",
+                not_loaded.len() - MAX_NOT_LOADED_SHOWN
             );
         }
     }

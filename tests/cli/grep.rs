@@ -824,6 +824,28 @@ fn a_skill_file_that_did_not_load_is_named_as_not_searched() {
     assert!(!quiet.stderr.contains("not searched"), "{quiet:?}");
     let one = grep_in(&temp, &["needle", "--skill", "ok"]);
     assert!(!one.stderr.contains("not searched"), "{one:?}");
+    // Nor for a namespace the broken one is not in; said for one it is in.
+    let root = temp.path().join("root");
+    write(
+        &root,
+        "dev/tools/tool/SKILL.md",
+        "---\nname: tool\ndescription: A tool. Use when testing.\n---\n\nneedle in dev\n",
+    );
+    write(
+        &root,
+        "dev/sub/gone/SKILL.md",
+        "---\nname: gone\ndescription: [unclosed\n---\n\nneedle\n",
+    );
+    let other = grep_in(&temp, &["needle", "--namespace", "dev/tools"]);
+    assert_eq!(other.stdout, "tool/SKILL.md:6:needle in dev\n", "{other:?}");
+    assert!(!other.stderr.contains("not searched"), "{other:?}");
+    let inside = grep_in(&temp, &["needle", "--namespace", "dev"]);
+    assert!(
+        inside.stderr.contains("dev/sub/gone/SKILL.md:4:1: "),
+        "{inside:?}"
+    );
+    assert!(!inside.stderr.contains("root/broken/"), "{inside:?}");
+    std::fs::remove_dir_all(root.join("dev/sub")).unwrap();
     // Fixed as the error says, the skill loads and its files are searched.
     write(
         &temp.path().join("root"),

@@ -330,6 +330,16 @@ fn a_link_whose_skill_file_breaks_is_held_not_removed() {
         Some(1),
         "{answer}"
     );
+    // A broken skill kept in the link folder itself is in place: not
+    // reported as unlinked.
+    write(
+        project,
+        ".claude/skills/mine/SKILL.md",
+        "---\nname: mine\ndescription: [unclosed\n---\n",
+    );
+    let own = run_in(project, &["link", "--host", "claude"]);
+    assert!(!own.stderr.contains("mine/SKILL.md"), "{own:?}");
+    std::fs::remove_dir_all(project.join(".claude/skills/mine")).unwrap();
     // Fixed: the link was there all along.
     write(
         project,

@@ -233,23 +233,32 @@ fn serve_refuses_a_huge_file_by_its_size_without_reading_it() {
         .unwrap()
         .set_len(1 << 30)
         .unwrap();
+    // A text file over the extension's limit, under what read_skill takes.
+    let filler = "a line of filler text to make the file large\n";
+    let mut long = filler.repeat((17 << 20) / filler.len());
+    long.push_str("the needle\n");
+    write(root, "big/long.md", long);
     let mut raw = crate::mcp::Raw::start(root, &["--no-watch"]);
+    // The sparse file is zeros past its first byte: binary, which nothing
+    // reads, so no search is suggested.
     let answer = raw.request("resources/read", json!({"uri": "skill://big/huge.md"}));
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("larger than 16 MiB"), "{answer}");
-    // Both refusals say what to do instead: grep the skill.
+    assert!(message.contains("binary"), "{answer}");
+    let (is_error, text) = raw.call("read_skill", json!({"name": "big", "path": "huge.md"}));
+    assert!(is_error && text.contains("binary file"), "{text}");
+    // Text says what to do instead, and it works: grep the skill.
+    let answer = raw.request("resources/read", json!({"uri": "skill://big/long.md"}));
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("grep_skills tool (skill `big`)"),
         "{answer}"
     );
-    let (is_error, text) = raw.call("read_skill", json!({"name": "big", "path": "huge.md"}));
-    assert!(is_error && text.contains("bytes"), "{text}");
-    assert!(text.contains("grep_skills tool with skill `big`"), "{text}");
     let (is_error, text) = raw.call(
         "grep_skills",
-        json!({"pattern": "never-there", "skill": "big"}),
+        json!({"pattern": "the needle", "skill": "big"}),
     );
-    assert!(!is_error && !text.is_empty(), "{text}");
+    assert!(!is_error && text.contains("big/long.md:"), "{text}");
     // The manifest holds every file's digest: refused by the total size.
     let answer = raw.request("skills/get", json!({"uri": "skill://big/SKILL.md"}));
     let message = answer["error"]["message"].as_str().unwrap_or_default();
@@ -266,7 +275,7 @@ fn serve_refuses_a_huge_file_by_its_size_without_reading_it() {
     );
     drop(raw);
     // The author's fix the refusal names: the skill is served again.
-    write(root, "big/.ignore", "huge.md\n");
+    write(root, "big/.ignore", "huge.md\nlong.md\n");
     let mut raw = crate::mcp::Raw::start(root, &["--no-watch"]);
     let answer = raw.request("skills/get", json!({"uri": "skill://big/SKILL.md"}));
     assert!(answer.get("result").is_some(), "{answer}");

@@ -127,16 +127,6 @@ pub fn read_file(
         }
         None => {}
     }
-    // Sized on the open file, before a byte is read.
-    if opened.len > MAX_BYTES {
-        return Err(format!(
-            "{uri} is larger than 16 MiB, the extension's limit — find the lines you need with \
-             the grep_skills tool (skill `{}`)",
-            skill.id
-        ));
-    }
-    let bytes = crate::contain::read_at_most(opened.file, MAX_BYTES)
-        .map_err(|e| format!("{uri} cannot be read ({e})"))?;
     let mime = mime_type(relative);
     let binary_type = matches!(
         mime,
@@ -147,6 +137,23 @@ pub fn read_file(
             | "application/pdf"
             | "application/zip"
     );
+    // Sized on the open file, before a byte is read (past its first 8 KiB
+    // to tell text, which grep searches, from binary, which nothing reads).
+    if opened.len > MAX_BYTES {
+        if binary_type || crate::contain::starts_binary(&opened.file) {
+            return Err(format!(
+                "{uri} is larger than 16 MiB, the extension's limit, and binary: it cannot be \
+                 served — the skill's author can move it out of the skill"
+            ));
+        }
+        return Err(format!(
+            "{uri} is larger than 16 MiB, the extension's limit — find the lines you need with \
+             the grep_skills tool (skill `{}`)",
+            skill.id
+        ));
+    }
+    let bytes = crate::contain::read_at_most(opened.file, MAX_BYTES)
+        .map_err(|e| format!("{uri} cannot be read ({e})"))?;
     let text = if binary_type || bytes.contains(&0) {
         Err(bytes)
     } else {

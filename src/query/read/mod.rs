@@ -256,6 +256,14 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
     }
     let size = opened.len;
     if size > MAX_READ_BYTES {
+        // Too large to read, and what grep cannot search either: say which.
+        if contain::starts_binary(&opened.file) {
+            return Err(ReadError::Binary {
+                skill: skill.id.clone(),
+                path: relative,
+                bytes: size,
+            });
+        }
         return Err(ReadError::TooLarge {
             skill: skill.id.clone(),
             path: relative,
