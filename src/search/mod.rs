@@ -656,6 +656,52 @@ fn merge(
     }
 }
 
+/// The hits of a ranking: the entries named in the query first, then the
+/// best of `ranked` down to [`RELATIVE_FLOOR`] of the top, each flagged by
+/// its own lexical evidence. None unless something shares a meaningful
+/// word with the query (or meaning alone answers): then it is "no match".
+/// Once one does, the others that rank well come too: an entry that
+/// matches only "work" in "work on two branches" may still be the one.
+fn hits_of(
+    kind: EntryKind,
+    pinned: &[usize],
+    ranked: &[(f32, f32, u32)],
+    meaning_answers: bool,
+    limit: usize,
+    plan: &plan::Plan,
+    scored: &plan::Scored,
+) -> Vec<Hit> {
+    let evidence = |d: usize| plan.has_subject(scored.docs[d].full | scored.docs[d].partial);
+    let mut hits: Vec<Hit> = pinned
+        .iter()
+        .map(|&index| Hit {
+            kind,
+            index,
+            score: 1.0,
+            confidence: Confidence::High,
+        })
+        .collect();
+    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
+    let top = ranked.first().map_or(0.0, |b| b.0);
+    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
+        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
+            break;
+        }
+        let d = doc as usize;
+        if hits.iter().any(|h| h.index == d) {
+            continue;
+        }
+        hits.push(Hit {
+            kind,
+            index: d,
+            score: display_score(relevance),
+            // The lexical evidence alone decides how sure a hit is.
+            confidence: confidence(plan, scored, lexical, d),
+        });
+    }
+    hits
+}
+
 /// How sure a hit with this lexical `relevance` is, from what document
 /// `d` matched of the plan (skills and tools alike).
 fn confidence(plan: &plan::Plan, scored: &plan::Scored, relevance: f32, d: usize) -> Confidence {
@@ -713,6 +759,23 @@ impl<F: Fn(&(f32, f32, u32), &(f32, f32, u32)) -> std::cmp::Ordering> Best<F> {
             .partition_point(|kept| (self.by_rank)(kept, &item).is_lt());
         self.items.insert(at, item);
         self.items.truncate(self.keep);
+    }
+
+    /// The best kept: of the offers (lexical), or of the mix of `lexical`
+    /// (then every candidate, none offered) with `cosines` at `weight`
+    /// (semantic), and whether meaning alone answers.
+    fn finish(
+        self,
+        lexical: &[(f32, f32, u32)],
+        semantic: Option<(&[f32], f32)>,
+    ) -> (Vec<(f32, f32, u32)>, bool) {
+        let Some((cosines, weight)) = semantic else {
+            return (self.into_vec(), false);
+        };
+        let (fused, meaning) = semantic::fuse(lexical, cosines, weight);
+        let mut best = Best::new(self.keep, self.by_rank);
+        fused.into_iter().for_each(|r| best.offer(r));
+        (best.into_vec(), meaning)
     }
 
     fn into_vec(self) -> Vec<(f32, f32, u32)> {

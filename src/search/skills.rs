@@ -4,8 +4,8 @@
 use super::named::named_skills;
 use super::plan::{plan, score};
 use super::{
-    answer_confidence, confidence, display_score, round, semantic, Best, Confidence, EntryKind,
-    Hit, NamespaceScore, SearchIndex, SearchResults, LIGHT_MASS, NAMESPACE_MIN, RELATIVE_FLOOR,
+    answer_confidence, hits_of, round, semantic, Best, EntryKind, NamespaceScore, SearchIndex,
+    SearchResults, LIGHT_MASS, NAMESPACE_MIN,
 };
 use crate::catalog::Catalog;
 
@@ -98,51 +98,22 @@ pub(super) fn search_skills(
             best.offer((relevance, relevance, doc));
         }
     }
-    let (ranked, meaning_answers) = match semantic {
-        None => (best.into_vec(), false),
-        Some(semantic) => {
-            let (fused, meaning) = semantic::fuse(&lexical, &semantic.cosines, semantic.weight);
-            let mut best = Best::new(keep, by_rank);
-            fused.into_iter().for_each(|r| best.offer(r));
-            (best.into_vec(), meaning)
-        }
-    };
+    let semantic = semantic.map(|s| (s.cosines.as_slice(), s.weight));
+    let (ranked, meaning_answers) = best.finish(&lexical, semantic);
 
     // A skill is an answer only when it shares a meaningful word with the
     // query (not only a light word such as "fix"): with none, the answer
     // is "no match". Otherwise the best come back, each flagged with how
     // sure it is.
-    let evidence = |d: usize| plan.has_subject(scored.docs[d].full | scored.docs[d].partial);
-    let mut hits: Vec<Hit> = pinned
-        .iter()
-        .map(|&index| Hit {
-            kind: EntryKind::Skill,
-            index,
-            score: 1.0,
-            confidence: Confidence::High,
-        })
-        .collect();
-    // Once one skill shares a meaningful word, the others that rank well
-    // come too (flagged by their own evidence): a skill that matches only
-    // "work" in "work on two branches" may still be the one.
-    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
-    let top = ranked.first().map_or(0.0, |b| b.0);
-    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
-        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
-            break;
-        }
-        let d = doc as usize;
-        if hits.iter().any(|h| h.index == d) {
-            continue;
-        }
-        hits.push(Hit {
-            kind: EntryKind::Skill,
-            index: d,
-            score: display_score(relevance),
-            // The lexical evidence alone decides how sure a hit is.
-            confidence: confidence(&plan, &scored, lexical, d),
-        });
-    }
+    let mut hits = hits_of(
+        EntryKind::Skill,
+        &pinned,
+        &ranked,
+        meaning_answers,
+        limit,
+        &plan,
+        &scored,
+    );
     let no_evidence = hits.is_empty();
     hits.truncate(limit);
 

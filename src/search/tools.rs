@@ -17,8 +17,8 @@
 
 use super::index::{FieldSpec, Inverted};
 use super::plan::{plan, score};
-use super::{Confidence, Hit, NamespaceScore};
-use super::{EntryKind, LIGHT_MASS, NAMESPACE_MIN, NAME_IDF_FLOOR, RELATIVE_FLOOR};
+use super::{EntryKind, LIGHT_MASS, NAMESPACE_MIN, NAME_IDF_FLOOR};
+use super::{Hit, NamespaceScore};
 use crate::catalog::Catalog;
 use crate::toolcat::{CatalogTool, ToolNamespace};
 
@@ -277,44 +277,17 @@ pub(crate) fn search_tools(
             best.offer((relevance, relevance, doc));
         }
     }
-    let (ranked, meaning_answers) = match semantic {
-        None => (best.into_vec(), false),
-        Some(semantic) => {
-            let (fused, meaning) =
-                super::semantic::fuse(&lexical, &semantic.tools, semantic.weight);
-            let mut best = super::Best::new(keep, by_rank);
-            fused.into_iter().for_each(|r| best.offer(r));
-            (best.into_vec(), meaning)
-        }
-    };
-    let evidence = |d: usize| plan.has_subject(scored.docs[d].full | scored.docs[d].partial);
-    let mut hits: Vec<Hit> = pinned
-        .iter()
-        .map(|&index| Hit {
-            kind: EntryKind::Tool,
-            index,
-            score: 1.0,
-            confidence: Confidence::High,
-        })
-        .collect();
-    let answerable = meaning_answers || ranked.iter().any(|r| evidence(r.2 as usize));
-    let top = ranked.first().map_or(0.0, |b| b.0);
-    for &(relevance, lexical, doc) in ranked.iter().filter(|_| answerable) {
-        if hits.len() >= limit || relevance < top * RELATIVE_FLOOR {
-            break;
-        }
-        let d = doc as usize;
-        if hits.iter().any(|h| h.index == d) {
-            continue;
-        }
-        hits.push(Hit {
-            kind: EntryKind::Tool,
-            index: d,
-            score: super::display_score(relevance),
-            // The lexical evidence alone decides how sure a hit is.
-            confidence: super::confidence(&plan, &scored, lexical, d),
-        });
-    }
+    let semantic = semantic.map(|s| (s.tools.as_slice(), s.weight));
+    let (ranked, meaning_answers) = best.finish(&lexical, semantic);
+    let mut hits = super::hits_of(
+        EntryKind::Tool,
+        &pinned,
+        &ranked,
+        meaning_answers,
+        limit,
+        &plan,
+        &scored,
+    );
     hits.truncate(limit);
     let mut servers: Vec<NamespaceScore> = catalog
         .tool_servers()
