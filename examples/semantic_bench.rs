@@ -13,8 +13,7 @@
 //! `--plans` compares ways of cutting the catalog into forward passes
 //! (`batch_tokens:max_rows:workers`)
 //! on the first `--sample` entries; `--skip-full` leaves out the whole
-//! catalog's first embedding; `--f32` keeps the dense products in f32 where
-//! the CPU has the AMX tile unit (bf16 there by default).
+//! catalog's first embedding.
 #![allow(clippy::print_stdout)]
 
 use skilldex::embed::EmbedPlan;
@@ -39,7 +38,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut plans: Vec<String> = Vec::new();
     let mut sample = 500usize;
     let mut skip_full = false;
-    let mut f32_only = false;
     let mut rounds = 20usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -57,7 +55,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--sample" => sample = args.next().ok_or("--sample needs N")?.parse()?,
             "--rounds" => rounds = args.next().ok_or("--rounds needs N")?.parse()?,
             "--skip-full" => skip_full = true,
-            "--f32" => f32_only = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
@@ -72,20 +69,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let started = Instant::now();
     let load = |cache: Option<&Path>| -> Result<SemanticModel, Box<dyn std::error::Error>> {
-        let mut model = SemanticModel::load(&model_dir, cache)?;
-        model.embedder_mut().set_bf16_tiles(!f32_only);
-        Ok(model)
+        Ok(SemanticModel::load(&model_dir, cache)?)
     };
     let mut model = load(None)?;
-    println!(
-        "model loaded in {:.0} ms; dense products in {}",
-        ms(started.elapsed()),
-        if model.embedder().bf16_tiles() {
-            "bf16 on the AMX tile unit"
-        } else {
-            "f32"
-        }
-    );
+    println!("model loaded in {:.0} ms", ms(started.elapsed()));
     // Lexical search, no model: the path every search without one takes.
     let index = skilldex::search::SearchIndex::build(&catalog);
     let options = skilldex::search::SearchOptions::skills(8);

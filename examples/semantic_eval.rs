@@ -12,8 +12,6 @@
 //! Query files are JSON lines (`query`, `kind`, `relevant`), as in
 //! `evals/search/`. `--tools` ranks tools (ids `server/tool`) instead of
 //! skills, on `evals/tools/` unless `--root` and `--queries` say otherwise.
-//! `--f32` keeps the dense products in f32 where the CPU has the AMX tile
-//! unit (bf16 there by default).
 #![allow(clippy::print_stdout)]
 
 use skilldex::search::{eval, Confidence, EntryKind, SearchIndex, SearchOptions, SemanticModel};
@@ -29,7 +27,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut weights: Vec<f32> = vec![0.3, 0.4, 0.5, 0.6, 0.7];
     let mut limit = usize::MAX;
     let mut tools = false;
-    let mut f32_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -37,7 +34,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--queries" => files.push(args.next().ok_or("--queries needs a file")?.into()),
             "--model" => model_dir = Some(args.next().ok_or("--model needs a folder")?.into()),
             "--tools" => tools = true,
-            "--f32" => f32_only = true,
             "--first" => limit = args.next().ok_or("--first needs N")?.parse()?,
             "--weights" => {
                 weights = args
@@ -80,15 +76,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let started = Instant::now();
     let mut model = SemanticModel::load(&model_dir, None)?;
-    let bf16 = model.embedder_mut().set_bf16_tiles(!f32_only);
     println!(
-        "model loaded in {:.0} ms; dense products in {}",
-        started.elapsed().as_secs_f64() * 1e3,
-        if bf16 {
-            "bf16 on the AMX tile unit"
-        } else {
-            "f32"
-        }
+        "model loaded in {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
     );
     let started = Instant::now();
     let vectors = model.index(&catalog)?;

@@ -1,77 +1,75 @@
 //! Hashers every layer may use (a leaf module: it imports nothing of ours).
 //!
-//! - [`StableHasher`]: the same value on every platform and release, for
-//!   content hashes that are compared across builds (a skill's version, a
-//!   directory's digest).
-//! - [`FastHasher`] / [`FastMap`]: for in-memory maps keyed by short
-//!   strings (search vocabulary, grep's folder lookup); fast, not
-//!   DoS-resistant — keys come from the catalog's own files and a query,
-//!   and a slow map only makes one answer slower.
+//! - [`StableHasher`]: XXH3's 128-bit hash (`xxhash-rust`), the same value
+//!   on every platform and release, for content keys compared across
+//!   builds and runs: a skill's version, a directory's revision, the
+//!   embedding cache's text keys and model id. 128 bits, so a collision —
+//!   which would serve one text's vector for another — is not a practical
+//!   event for any catalog.
+//! - [`FastMap`]: for in-memory maps keyed by short strings (search
+//!   vocabulary, grep's folder lookup): `rustc-hash`'s FxHash, fast and
+//!   deterministic, not DoS-resistant — keys come from the catalog's own
+//!   files and a query, and a slow map only makes one answer slower.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use xxhash_rust::xxh3::Xxh3;
 
-/// A small word-at-a-time hash (FxHash's multiply-rotate step over
-/// little-endian 8-byte words): stable across platforms and releases, and
-/// fast enough to hash every description on each build.
-pub(crate) struct StableHasher(u64);
+/// A streaming content hash; each [`write`](Self::write) is followed by its
+/// length, so `("ab", "c")` and `("a", "bc")` differ.
+pub(crate) struct StableHasher(Xxh3);
 
 impl StableHasher {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-
     pub(crate) fn new() -> Self {
-        StableHasher(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+        StableHasher(Xxh3::new())
     }
 
     pub(crate) fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail));
-        // The length separates ("ab","c") from ("a","bc").
-        self.add(bytes.len() as u64);
+        self.0.update(bytes);
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
     }
 
+    /// The full 128-bit hash.
+    pub(crate) fn finish128(&self) -> u128 {
+        self.0.digest128()
+    }
+
+    /// The low 64 bits, where a short tag is enough (a revision shown to a
+    /// client, a name suffix).
     pub(crate) fn finish(&self) -> u64 {
-        self.0
+        self.finish128() as u64
+    }
+
+    /// The 128-bit hash as 32 hex digits.
+    pub(crate) fn finish_hex(&self) -> String {
+        format!("{:032x}", self.finish128())
     }
 }
 
-/// A small, fast hasher for short keys (the multiply-rotate scheme of
-/// rustc's FxHash). Not DoS-resistant: keys come from the catalog's own
-/// files and the query, and a slow map only makes a search slower.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
+pub(crate) use rustc_hash::FxHashMap as FastMap;
 
-impl Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn write_u8(&mut self, i: u8) {
-        self.write(&[i]);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
+    #[test]
+    fn the_stable_hash_is_fixed_and_separates_its_parts() {
+        let of = |parts: &[&[u8]]| {
+            let mut h = StableHasher::new();
+            parts.iter().for_each(|p| h.write(p));
+            h.finish128()
+        };
+        assert_eq!(of(&[b"ab", b"c"]), of(&[b"ab", b"c"]));
+        assert_ne!(of(&[b"ab", b"c"]), of(&[b"a", b"bc"]));
+        assert_ne!(of(&[b""]), of(&[]));
+        // Pinned: a change of algorithm or framing is a change of every
+        // cache key and revision, and should be made on purpose.
+        assert_eq!(
+            StableHasher::new().finish_hex(),
+            format!("{:032x}", xxhash_rust::xxh3::xxh3_128(b""))
+        );
+        let mut h = StableHasher::new();
+        h.write(b"skill");
+        let mut framed = b"skill".to_vec();
+        framed.extend_from_slice(&5u64.to_le_bytes());
+        assert_eq!(h.finish128(), xxhash_rust::xxh3::xxh3_128(&framed));
     }
 }
-
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;

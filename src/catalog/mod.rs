@@ -566,7 +566,7 @@ impl Catalog {
         for skill in &disabled {
             hash.write(skill.id.as_bytes());
         }
-        self.revision = format!("{:016x}", hash.finish());
+        self.revision = hash.finish_hex();
         self.disabled = disabled;
         self.disabled_real = std::sync::OnceLock::new();
         self.by_id = std::sync::OnceLock::new();
@@ -843,5 +843,5 @@ fn revision_of(
     for id in stale {
         hash.write(id.as_bytes());
     }
-    format!("{:016x}", hash.finish())
+    hash.finish_hex()
 }

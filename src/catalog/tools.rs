@@ -324,7 +324,7 @@ impl Catalog {
         let mut revision = crate::hash::StableHasher::new();
         revision.write(self.revision.as_bytes());
         revision.write(&catalog.tools.hash.to_le_bytes());
-        catalog.revision = format!("{:016x}", revision.finish());
+        catalog.revision = revision.finish_hex();
         catalog
     }
 
@@ -336,7 +336,7 @@ impl Catalog {
         let mut revision = crate::hash::StableHasher::new();
         revision.write(self.revision.as_bytes());
         revision.write(&part.hash.to_le_bytes());
-        self.revision = format!("{:016x}", revision.finish());
+        self.revision = revision.finish_hex();
         self.tools = part;
         self
     }

@@ -4,26 +4,23 @@
 //! sentence-transformers' `Transformer → Pooling → Normalize` pipeline
 //! does.
 //!
-//! candle loads the weights (`VarBuilder` over the safetensors file); the
-//! forward pass is ours, over plain `f32` rows, with candle's own matrix
-//! product crate (`gemm`) on the calling thread. Measured on 10,000 skills
-//! (docs/search.md), candle's tensor ops spent a third of a query's time
-//! outside the products — every product asked the system for the CPU
-//! count, and above 64k elements its element-wise ops queued for one
-//! process-wide pool, so two embedding workers took turns — and padded
-//! every text of a pass to the longest. Here the texts of a pass are
+//! The `safetensors` crate reads the weights file (`Weights`, below); the
+//! forward pass is ours, over plain `f32` rows, with the `gemm` crate's
+//! matrix products on the calling thread. A tensor library was measured
+//! here before (docs/search.md): its ops spent a third of a query's time
+//! outside the products and padded every text of a pass to the longest,
+//! and it was the biggest part of the semantic build. Here the texts of a pass are
 //! stacked without padding (the dense layers run over real tokens only;
 //! attention runs per text over its own tokens), the bias, residual and
 //! GELU are applied where the product is written, and nothing is shared
 //! between threads.
 //!
-//! Only the absolute position embeddings and the GELU (erf) activation of
-//! BERT are supported; another `config.json` is refused by name in
-//! [`BertConfig::check`].
+//! Only the absolute position embeddings and the two GELU activations of
+//! BERT (`gelu`, with the error function, and `gelu_new`, its tanh
+//! approximation) are supported; another `config.json` is refused by name
+//! in [`BertConfig::check`].
 
-use super::amx;
-use candle_core::Tensor;
-use candle_nn::VarBuilder;
+use safetensors::{Dtype, SafeTensors};
 use serde::Deserialize;
 
 /// The keys of `config.json` the encoder reads.
@@ -68,12 +65,9 @@ impl BertConfig {
                 "model_type is `{kind}`; skilldex runs BERT sentence encoders (such as sentence-transformers/all-MiniLM-L6-v2)"
             ));
         }
-        if !matches!(
-            self.hidden_act.as_str(),
-            "gelu" | "gelu_new" | "gelu_python"
-        ) {
+        if Activation::named(&self.hidden_act).is_none() {
             return Err(format!(
-                "hidden_act is `{}`; only gelu is supported",
+                "hidden_act is `{}`; skilldex runs gelu (gelu_python) and gelu_new (gelu_pytorch_tanh)",
                 self.hidden_act
             ));
         }
@@ -95,51 +89,120 @@ impl BertConfig {
     }
 }
 
-/// A dense layer: the weight stored `[in, out]` row-major, and its bias;
-/// also in bf16 tiles where the CPU has the AMX unit (see `amx.rs`).
+/// The tensors of a safetensors file under a name prefix, read as `f32`
+/// (stored `F32`, `F16` or `BF16`), each checked against the shape the
+/// configuration implies.
+pub(super) struct Weights<'a> {
+    file: &'a SafeTensors<'a>,
+    prefix: String,
+}
+
+impl<'a> Weights<'a> {
+    pub(super) fn new(file: &'a SafeTensors<'a>) -> Self {
+        Weights {
+            file,
+            prefix: String::new(),
+        }
+    }
+
+    /// The tensors under `name.` (as `VarBuilder::pp` in PyTorch ports).
+    fn pp(&self, name: impl AsRef<str>) -> Weights<'a> {
+        Weights {
+            file: self.file,
+            prefix: self.full(name.as_ref()),
+        }
+    }
+
+    fn full(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.prefix)
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.file.tensor(&self.full(name)).is_ok()
+    }
+
+    /// Tensor `name`, row-major, which must have `shape`.
+    fn get(&self, shape: &[usize], name: &str) -> Result<Vec<f32>, String> {
+        let full = self.full(name);
+        let view = self
+            .file
+            .tensor(&full)
+            .map_err(|_| format!("no tensor `{full}`"))?;
+        if view.shape() != shape {
+            return Err(format!(
+                "tensor `{full}` has shape {:?}, config.json implies {shape:?}",
+                view.shape()
+            ));
+        }
+        let data = view.data();
+        let values: Vec<f32> = match view.dtype() {
+            Dtype::F32 => data
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            Dtype::BF16 => data
+                .chunks_exact(2)
+                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
+                .collect(),
+            Dtype::F16 => data
+                .chunks_exact(2)
+                .map(|b| half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32())
+                .collect(),
+            other => {
+                return Err(format!(
+                    "tensor `{full}` is {other:?}; skilldex reads F32, F16 and BF16"
+                ))
+            }
+        };
+        if values.len() != shape.iter().product::<usize>() {
+            return Err(format!("tensor `{full}` holds fewer values than its shape"));
+        }
+        Ok(values)
+    }
+}
+
+/// A dense layer: the weight stored `[in, out]` row-major, and its bias.
 struct Dense {
     weight: Vec<f32>,
-    tiles: Option<amx::Packed>,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
 }
 
 impl Dense {
-    /// The layers `names` under `vb` (each `[out, in]` as PyTorch stores
+    /// The layers `names` under `w` (each `[out, in]` as PyTorch stores
     /// it) side by side in one product: `[in, Σ out]`.
-    fn load(vb: &VarBuilder, names: &[&str], inputs: usize, outputs: usize) -> CandleResult<Dense> {
-        let mut parts = Vec::with_capacity(names.len());
-        let mut bias = Vec::with_capacity(outputs * names.len());
-        for name in names {
-            let l = vb.pp(*name);
-            parts.push(l.get((outputs, inputs), "weight")?);
-            bias.extend(l.get(outputs, "bias")?.to_vec1::<f32>()?);
+    fn load(w: &Weights, names: &[&str], inputs: usize, outputs: usize) -> Result<Dense, String> {
+        let total = outputs * names.len();
+        let mut weight = vec![0.0f32; inputs * total];
+        let mut bias = Vec::with_capacity(total);
+        for (part, name) in names.iter().enumerate() {
+            let l = w.pp(name);
+            let stored = l.get(&[outputs, inputs], "weight")?;
+            // Transposed into this part's columns.
+            for (o, row) in stored.chunks_exact(inputs).enumerate() {
+                let column = part * outputs + o;
+                for (i, &v) in row.iter().enumerate() {
+                    weight[i * total + column] = v;
+                }
+            }
+            bias.extend(l.get(&[outputs], "bias")?);
         }
-        let weight = Tensor::cat(&parts, 0)?
-            .t()?
-            .contiguous()?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
-        let outputs = outputs * names.len();
-        let tiles = if amx::available() {
-            amx::Packed::new(&weight, inputs, outputs)
-        } else {
-            None
-        };
         Ok(Dense {
             weight,
-            tiles,
             bias,
             inputs,
-            outputs,
+            outputs: total,
         })
     }
 
     /// `x · W + b` for the `rows` rows of `x`, plus `residual` (same shape
-    /// as the result) when given; on the tile unit when `tiles` and the
-    /// layer has them.
-    fn forward(&self, x: &[f32], rows: usize, residual: Option<&[f32]>, tiles: bool) -> Vec<f32> {
+    /// as the result) when given.
+    fn forward(&self, x: &[f32], rows: usize, residual: Option<&[f32]>) -> Vec<f32> {
         debug_assert_eq!(x.len(), rows * self.inputs);
         let mut out = Vec::with_capacity(rows * self.outputs);
         match residual {
@@ -153,10 +216,6 @@ impl Dense {
                     out.extend_from_slice(&self.bias);
                 }
             }
-        }
-        if let Some(packed) = self.tiles.as_ref().filter(|_| tiles) {
-            amx::product(x, rows, packed, &mut out);
-            return out;
         }
         product(
             (rows, self.outputs, self.inputs),
@@ -299,10 +358,10 @@ struct Norm {
 }
 
 impl Norm {
-    fn load(vb: VarBuilder, size: usize, eps: f64) -> CandleResult<Norm> {
+    fn load(w: Weights, size: usize, eps: f64) -> Result<Norm, String> {
         Ok(Norm {
-            weight: vb.get(size, "weight")?.to_vec1::<f32>()?,
-            bias: vb.get(size, "bias")?.to_vec1::<f32>()?,
+            weight: w.get(&[size], "weight")?,
+            bias: w.get(&[size], "bias")?,
             eps: eps as f32,
         })
     }
@@ -343,29 +402,25 @@ pub(super) struct Bert {
     hidden: usize,
     heads: usize,
     head_size: usize,
-    /// Whether the dense products run on the tile unit (bf16).
-    tiles: bool,
+    activation: Activation,
 }
 
-type CandleResult<T> = candle_core::Result<T>;
-
 impl Bert {
-    /// The encoder's weights from `vb` (sentence-transformers names them
+    /// The encoder's weights from `w` (sentence-transformers names them
     /// without a prefix; a `transformers` checkpoint has `bert.`).
-    pub(super) fn load(vb: VarBuilder, config: &BertConfig) -> CandleResult<Bert> {
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
-            vb.pp("bert")
+    pub(super) fn load(w: Weights, config: &BertConfig) -> Result<Bert, String> {
+        let vb = if w.contains("bert.embeddings.word_embeddings.weight") {
+            w.pp("bert")
         } else {
-            vb
+            w
         };
+        let activation = Activation::named(&config.hidden_act)
+            .ok_or_else(|| format!("hidden_act `{}` is not supported", config.hidden_act))?;
         let hidden = config.hidden_size;
         let eps = config.layer_norm_eps;
         let e = vb.pp("embeddings");
-        let table = |name: &str, rows: usize| -> CandleResult<Vec<f32>> {
-            e.pp(name)
-                .get((rows, hidden), "weight")?
-                .flatten_all()?
-                .to_vec1::<f32>()
+        let table = |name: &str, rows: usize| -> Result<Vec<f32>, String> {
+            e.pp(name).get(&[rows, hidden], "weight")
         };
         let words = table("word_embeddings", config.vocab_size)?;
         let positions = table("position_embeddings", config.max_position_embeddings)?;
@@ -391,7 +446,7 @@ impl Bert {
                 output_norm: Norm::load(l.pp("output.LayerNorm"), hidden, eps)?,
             });
         }
-        let mut bert = Bert {
+        Ok(Bert {
             words,
             positions,
             segment,
@@ -402,27 +457,8 @@ impl Bert {
             hidden,
             heads: config.num_attention_heads,
             head_size: hidden / config.num_attention_heads,
-            tiles: false,
-        };
-        bert.use_tiles(true);
-        Ok(bert)
-    }
-
-    /// Run the dense products in bf16 on the AMX tile unit (`true`, the
-    /// default where the CPU and kernel have it) or in f32; returns whether
-    /// the tile unit is now in use.
-    pub(super) fn use_tiles(&mut self, on: bool) -> bool {
-        self.tiles = on
-            && self.layers.iter().all(|l| {
-                [&l.qkv, &l.attention_out, &l.intermediate, &l.output]
-                    .iter()
-                    .all(|d| d.tiles.is_some())
-            });
-        self.tiles
-    }
-
-    pub(super) fn tiles(&self) -> bool {
-        self.tiles
+            activation,
+        })
     }
 
     /// The sentence vector of each token sequence: the mean of its tokens'
@@ -484,8 +520,7 @@ impl Bert {
     fn layer(&self, layer: &Layer, x: &[f32], lengths: &[usize]) -> Vec<f32> {
         let (h, d) = (self.hidden, self.head_size);
         let rows = x.len() / h;
-        let tiles = self.tiles;
-        let qkv = layer.qkv.forward(x, rows, None, tiles);
+        let qkv = layer.qkv.forward(x, rows, None);
         let mut context = vec![0.0f32; rows * h];
         let longest = lengths.iter().copied().max().unwrap_or(0);
         let mut scores = vec![0.0f32; longest * longest];
@@ -539,15 +574,14 @@ impl Bert {
             }
             start += n;
         }
-        let mut attended = layer.attention_out.forward(&context, rows, Some(x), tiles);
+        let mut attended = layer.attention_out.forward(&context, rows, Some(x));
         layer.attention_norm.apply(&mut attended);
-        let mut inner = layer.intermediate.forward(&attended, rows, None, tiles);
-        if tiles {
-            amx::map_wide(&mut inner, gelu);
-        } else {
-            inner.iter_mut().for_each(|v| *v = gelu(*v));
+        let mut inner = layer.intermediate.forward(&attended, rows, None);
+        match self.activation {
+            Activation::Gelu => inner.iter_mut().for_each(|v| *v = gelu(*v)),
+            Activation::GeluTanh => inner.iter_mut().for_each(|v| *v = gelu_tanh(*v)),
         }
-        let mut out = layer.output.forward(&inner, rows, Some(&attended), tiles);
+        let mut out = layer.output.forward(&inner, rows, Some(&attended));
         layer.output_norm.apply(&mut out);
         out
     }
@@ -566,6 +600,35 @@ fn softmax(row: &mut [f32]) {
     let sum = lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>();
     let inverse = 1.0 / sum;
     row.iter_mut().for_each(|v| *v *= inverse);
+}
+
+/// The feed-forward activation `config.json` names in `hidden_act`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Activation {
+    /// `gelu` (and `gelu_python`): `x · Φ(x)` with the error function.
+    Gelu,
+    /// `gelu_new` (and `gelu_pytorch_tanh`): the tanh approximation.
+    GeluTanh,
+}
+
+impl Activation {
+    fn named(name: &str) -> Option<Activation> {
+        match name {
+            "gelu" | "gelu_python" => Some(Activation::Gelu),
+            "gelu_new" | "gelu_pytorch_tanh" => Some(Activation::GeluTanh),
+            _ => None,
+        }
+    }
+}
+
+/// GELU's tanh form, `½x(1 + tanh(√(2/π)(x + 0.044715x³)))`, with
+/// `tanh(u) = 1 − 2/(e^{2u} + 1)` on the branch-free `exp` below.
+#[inline]
+fn gelu_tanh(x: f32) -> f32 {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    let u = SQRT_2_OVER_PI * (x + 0.044_715 * x * x * x);
+    let tanh = 1.0 - 2.0 / (exp(2.0 * u) + 1.0);
+    0.5 * x * (1.0 + tanh)
 }
 
 /// BERT's GELU: `x · Φ(x)` with the error function. Branch-free f32, so
@@ -677,6 +740,43 @@ mod tests {
         (sum * 2.0 / std::f64::consts::PI.sqrt()).clamp(-1.0, 1.0)
     }
 
+    /// `½x(1 + tanh(√(2/π)(x + 0.044715x³)))` and `½x(1 + erf(x/√2))`,
+    /// computed in f64 outside this crate (Python's `math`), at a few points.
+    const GELU_REFERENCE: [(f32, f64, f64); 8] = [
+        (
+            -3.0,
+            -0.003_637_392_081_772_994_3,
+            -0.004_049_694_094_890_31,
+        ),
+        (-1.5, -0.100_428_423_019_767_07, -0.100_210_801_903_287_13),
+        (-0.5, -0.154_285_990_174_856_06, -0.154_268_769_362_993_44),
+        (0.0, 0.0, 0.0),
+        (0.3, 0.185_370_923_542_759_22, 0.185_373_426_656_685_77),
+        (1.0, 0.841_191_990_608_276_8, 0.841_344_746_068_542_9),
+        (2.0, 1.954_597_694_087_775, 1.954_499_736_103_641_6),
+        (4.0, 3.999_929_754_051_807_5, 3.999_873_315_032_667_5),
+    ];
+
+    #[test]
+    fn both_gelus_match_reference_values_and_differ_from_each_other() {
+        for (x, tanh_form, erf_form) in GELU_REFERENCE {
+            assert!(
+                (f64::from(gelu_tanh(x)) - tanh_form).abs() < 2e-6,
+                "gelu_new({x})"
+            );
+            assert!((f64::from(gelu(x)) - erf_form).abs() < 2e-6, "gelu({x})");
+        }
+        // The forms differ by more than the tolerance where it matters, so
+        // a config naming one is not served the other.
+        assert!((gelu_tanh(1.0) - gelu(1.0)).abs() > 1e-4);
+        assert_eq!(Activation::named("gelu_new"), Some(Activation::GeluTanh));
+        assert_eq!(Activation::named("gelu"), Some(Activation::Gelu));
+        assert_eq!(Activation::named("relu"), None);
+        for x in [10.0f32, 40.0, 1e4] {
+            assert!((gelu_tanh(x) - x).abs() <= 1e-6 * x && gelu_tanh(-x).abs() < 1e-6);
+        }
+    }
+
     #[test]
     fn gelu_has_its_limits_far_out() {
         for x in [6.0f32, 10.0, 40.0, 1e4] {
@@ -684,6 +784,64 @@ mod tests {
             assert!(gelu(-x).abs() < 1e-6, "gelu(-{x})");
         }
         assert_eq!(gelu(0.0), 0.0);
+    }
+
+    /// The one `unsafe` call (gemm) against a plain triple loop, with a
+    /// transposed (column-stepped) right side, an offset destination and
+    /// accumulation.
+    #[test]
+    fn the_product_matches_a_plain_loop_on_strided_views() {
+        let (m, n, k) = (3, 4, 5);
+        let lhs: Vec<f32> = (0..m * k).map(|i| i as f32 * 0.5 - 3.0).collect();
+        // rhs stored transposed: element (r, c) at c * k + r.
+        let rhs: Vec<f32> = (0..n * k).map(|i| (i % 7) as f32 - 2.0).collect();
+        let row_step = n + 2;
+        let mut dst = vec![1.0f32; 1 + m * row_step];
+        fn view(data: &[f32], column_step: usize, row_step: usize) -> View<'_> {
+            View {
+                data,
+                start: 0,
+                column_step,
+                row_step,
+            }
+        }
+        product(
+            (m, n, k),
+            &mut dst,
+            1,
+            row_step,
+            true,
+            view(&lhs, 1, k),
+            view(&rhs, k, 1),
+            2.0,
+        );
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 =
+                    1.0 + 2.0 * (0..k).map(|t| lhs[i * k + t] * rhs[j * k + t]).sum::<f32>();
+                let got = dst[1 + i * row_step + j];
+                assert!((got - want).abs() < 1e-4, "({i},{j}): {got} vs {want}");
+            }
+        }
+        assert_eq!(
+            dst[0], 1.0,
+            "nothing before the destination's start is written"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "a matrix product outside its buffers")]
+    fn a_product_that_would_read_outside_its_slice_panics_first() {
+        let small = [1.0f32; 4];
+        let mut dst = [0.0f32; 4];
+        let view = View {
+            data: &small,
+            start: 0,
+            column_step: 1,
+            row_step: 2,
+        };
+        // 3 × 2 from a 4-element slice: the check refuses before gemm runs.
+        product((3, 2, 2), &mut dst, 0, 2, false, view, view, 1.0);
     }
 
     #[test]

@@ -29,7 +29,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-const MAGIC: &[u8; 8] = b"SKDXEMB2";
+const MAGIC: &[u8; 8] = b"SKDXEMB3";
 const HEADER: usize = 12;
 /// At most this many vectors are kept in a file: the ones used since it was
 /// opened, then the most recently written others (other catalogs sharing
@@ -49,14 +49,11 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("HOME").map(|home| PathBuf::from(home).join(".cache").join("skilldex"))
 }
 
-/// The 128-bit key of a text: two differently seeded stable hashes.
+/// The 128-bit key of a text (XXH3-128 of its bytes).
 pub fn text_key(text: &str) -> u128 {
-    let mut a = StableHasher::new();
-    a.write(text.as_bytes());
-    let mut b = StableHasher::new();
-    b.write(b"skilldex embedding key");
-    b.write(text.as_bytes());
-    (u128::from(a.finish()) << 64) | u128::from(b.finish())
+    let mut hash = StableHasher::new();
+    hash.write(text.as_bytes());
+    hash.finish128()
 }
 
 /// Vectors by text key, in memory, mirrored in a file when opened with

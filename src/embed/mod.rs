@@ -4,7 +4,7 @@
 //! A model is a local folder in the sentence-transformers layout
 //! (`config.json`, `tokenizer.json`, `model.safetensors`); all-MiniLM-L6-v2
 //! is the one we test with. [`Embedder`] (the `semantic` feature) runs it in
-//! process on the CPU with candle: no server, no network at search time.
+//! process on the CPU (our encoder over `gemm`): no server, no network at search time.
 //! [`EmbeddingCache`] keeps the vectors of texts already embedded, keyed by
 //! the model's id (a hash of its files) and the text's hash, so a vector
 //! can never belong to another text or model, and only new texts cost an
@@ -16,14 +16,6 @@
 //! The cache, the model folder check and the download logic build without
 //! the feature (they are plain Rust), so they are tested in every build.
 
-#[cfg(all(feature = "semantic", target_arch = "x86_64", target_os = "linux"))]
-mod amx;
-#[cfg(all(
-    feature = "semantic",
-    not(all(target_arch = "x86_64", target_os = "linux"))
-))]
-#[path = "amx_none.rs"]
-mod amx;
 #[cfg(feature = "semantic")]
 mod bert;
 mod cache;

@@ -466,7 +466,7 @@ impl ScanSearch {
         let order_of: Vec<Option<usize>> = if selected.len() == all.len() {
             (0..all.len()).map(Some).collect()
         } else {
-            let wanted: HashMap<&str, usize, FastState> = selected
+            let wanted: crate::hash::FastMap<&str, usize> = selected
                 .iter()
                 .enumerate()
                 .map(|(order, s)| (s.id.as_str(), order))
@@ -576,51 +576,10 @@ impl ScanSearch {
     }
 }
 
-/// Skill folders (as bytes) to their place in the catalog.
-type FolderMap<'a> = HashMap<&'a [u8], usize, FastState>;
-
-/// A quick hasher for the maps `finish_into` builds over every skill once
-/// per answer (SipHash over 10,000 paths showed in profiles). Keys are the
-/// catalog's own paths and ids, not input an attacker picks per request.
-#[derive(Debug, Default, Clone, Copy)]
-struct FastHasher(u64);
-
-type FastState = std::hash::BuildHasherDefault<FastHasher>;
-
-impl FastHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            let mut eight = [0; 8];
-            eight.copy_from_slice(word);
-            self.add(u64::from_le_bytes(eight));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut eight = [0; 8];
-            eight[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(eight));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// Skill folders (as bytes) to their place in the catalog (FxHash: SipHash
+/// over 10,000 paths showed in profiles of `finish_into`; the keys are the
+/// catalog's own paths, not input an attacker picks per request).
+type FolderMap<'a> = crate::hash::FastMap<&'a [u8], usize>;
 
 /// A file of one skill with matches, as `ScanSearch::finish` orders them.
 struct SkillHit {
@@ -653,7 +612,7 @@ fn once_per_real_file(hits: &mut Vec<SkillHit>, real_folder: &Path) {
 
 /// Folders (as bytes) found to hold a skill file or not, so that a folder
 /// with many files in the answer is looked at once.
-type HoldsSkillFile = HashMap<Vec<u8>, bool, FastState>;
+type HoldsSkillFile = crate::hash::FastMap<Vec<u8>, bool>;
 
 /// The skill whose folder is the nearest ancestor of `path`, stopping at a
 /// folder that holds a skill file of a skill that did not load.

@@ -89,7 +89,7 @@ fn namespaces_have_descriptions_and_nested_skills_their_parent() {
     assert_eq!(forms["namespace"], "docs/pdf-extract");
     assert_eq!(forms["path"], "skills/docs/pdf-extract/pdf-forms/SKILL.md");
     assert!(forms["tokens"].as_u64().unwrap() > 10);
-    assert_eq!(json["revision"].as_str().unwrap().len(), 16);
+    assert_eq!(json["revision"].as_str().unwrap().len(), 32);
     assert!(json["collapsed"].as_array().unwrap().is_empty());
 }
 
