@@ -88,8 +88,14 @@ impl Opened {
 #[derive(Debug)]
 pub enum Refusal {
     /// It leads out of the folder; the text says how ("is an absolute
-    /// path", "leads through a symlink to /etc, outside the skill folder").
+    /// path", "leaves the skill folder"), never naming a place outside.
     Escapes(String),
+    /// A symlink on the way leads outside the folder, to `target` (for an
+    /// author's eyes only: an MCP client is told that it leads outside,
+    /// never where — see [`Refusal::LINK_OUT`]).
+    LinksOut {
+        target: String,
+    },
     /// Nothing is there.
     Missing,
     /// A symlink on the way points to nothing.
@@ -100,10 +106,16 @@ pub enum Refusal {
     Io(std::io::Error),
 }
 
+impl Refusal {
+    /// How a symlink out of the folder is described without its target.
+    pub const LINK_OUT: &'static str = "leads through a symlink outside the skill folder";
+}
+
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refusal::Escapes(why) => write!(f, "it {why}"),
+            Refusal::LinksOut { target } => write!(f, "it {} (to {target})", Refusal::LINK_OUT),
             Refusal::Missing => write!(f, "it does not exist"),
             Refusal::Dangling => write!(f, "it is a symlink whose target does not exist"),
             Refusal::Special(what) => {
@@ -462,13 +474,11 @@ impl Folder {
                     }
                     let target = PathBuf::from(std::ffi::OsStr::from_bytes(target.as_bytes()));
                     let here = self.real.join(real_of(&stack, None));
-                    let outside = |target: &Path| {
-                        Refusal::Escapes(format!(
-                            "leads through a symlink to {}, outside the skill folder",
-                            crate::model::printable(
-                                &crate::paths::normalize(&here.join(target)).to_string_lossy()
-                            )
-                        ))
+                    let outside = |target: &Path| Refusal::LinksOut {
+                        target: crate::model::printable(
+                            &crate::paths::normalize(&here.join(target)).to_string_lossy(),
+                        )
+                        .into_owned(),
                     };
                     let rest: Vec<OsString> = if target.is_absolute() {
                         // Absolute, but into this folder: walked from it.
@@ -540,10 +550,9 @@ impl Folder {
             Err(_) => return Err(Refusal::Missing),
         };
         let Ok(inside) = real.strip_prefix(&self.real) else {
-            return Err(Refusal::Escapes(format!(
-                "leads through a symlink to {}, outside the skill folder",
-                real.display()
-            )));
+            return Err(Refusal::LinksOut {
+                target: real.display().to_string(),
+            });
         };
         let file = File::open(&real).map_err(Refusal::Io)?;
         finish(
@@ -705,7 +714,7 @@ mod tests {
         for path in ["out.md", "abs-out.md", "../SECRET", "/etc/passwd"] {
             for opened in both(&folder, path) {
                 assert!(
-                    matches!(opened, Err(Refusal::Escapes(_))),
+                    matches!(opened, Err(Refusal::Escapes(_) | Refusal::LinksOut { .. })),
                     "{path}: {opened:?}"
                 );
             }

@@ -24,6 +24,8 @@ pub mod fetch;
 mod model;
 
 pub use cache::{cache_dir, text_key, EmbeddingCache};
+#[cfg(all(test, feature = "semantic"))]
+pub(crate) use model::tests::test_model;
 #[cfg(feature = "semantic")]
 pub use model::{EmbedPlan, Embedder};
 

@@ -26,6 +26,7 @@ pub(crate) mod index;
 mod named;
 mod output;
 mod plan;
+mod searchable;
 pub mod semantic;
 mod skills;
 pub mod specs;
@@ -38,6 +39,7 @@ use named::select;
 pub use named::select_list;
 pub use output::{advice, results_json, tool_specs};
 use plan::NameWords;
+pub use searchable::{Searchable, READY_GRACE, WARMING_NOTE};
 pub use semantic::{skill_text, tool_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
 pub use tools::ToolScoring;
@@ -452,112 +454,6 @@ impl SearchIndex {
             return select(catalog, query, list, options);
         }
         search(catalog, self, query, options, None)
-    }
-}
-
-/// A snapshot with its search index beside it, built on the first search
-/// and kept while the snapshot is: what a server that answers many
-/// searches of one snapshot holds. With a [`SemanticModel`] (the
-/// `semantic` feature), the entries' vectors are kept beside it too.
-pub struct Searchable {
-    catalog: std::sync::Arc<Catalog>,
-    index: std::sync::OnceLock<SearchIndex>,
-    semantic: Option<SemanticPart>,
-}
-
-struct SemanticPart {
-    model: std::sync::Arc<SemanticModel>,
-    vectors: std::sync::OnceLock<Result<SemanticIndex, String>>,
-}
-
-impl Searchable {
-    pub fn new(catalog: std::sync::Arc<Catalog>) -> Searchable {
-        Searchable {
-            catalog,
-            index: std::sync::OnceLock::new(),
-            semantic: None,
-        }
-    }
-
-    /// Search `catalog` in the semantic mode with `model` (shared by the
-    /// snapshots of a process, so each new one embeds only what changed).
-    pub fn with_semantic(
-        catalog: std::sync::Arc<Catalog>,
-        model: std::sync::Arc<SemanticModel>,
-    ) -> Searchable {
-        Searchable {
-            semantic: Some(SemanticPart {
-                model,
-                vectors: std::sync::OnceLock::new(),
-            }),
-            ..Searchable::new(catalog)
-        }
-    }
-
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
-    }
-
-    /// Another snapshot searched the same way (the same model, if any).
-    pub fn for_catalog(&self, catalog: std::sync::Arc<Catalog>) -> Searchable {
-        match &self.semantic {
-            Some(part) => Searchable::with_semantic(catalog, std::sync::Arc::clone(&part.model)),
-            None => Searchable::new(catalog),
-        }
-    }
-
-    /// The index, built now if it was not yet.
-    pub fn index(&self) -> &SearchIndex {
-        self.index.get_or_init(|| SearchIndex::build(&self.catalog))
-    }
-
-    /// The entries' vectors (embedded now if they were not yet), when this
-    /// searches in the semantic mode.
-    pub fn semantic_index(&self) -> Option<Result<&SemanticIndex, crate::embed::EmbedError>> {
-        let part = self.semantic.as_ref()?;
-        let built = part
-            .vectors
-            .get_or_init(|| part.model.index(&self.catalog).map_err(|e| e.to_string()));
-        Some(
-            built
-                .as_ref()
-                .map_err(|e| crate::embed::EmbedError::Inference(e.clone())),
-        )
-    }
-
-    /// Rank the skills for `query`. In the semantic mode, an embedding
-    /// failure is an error (see [`Searchable::search`] for an answer
-    /// regardless).
-    pub fn try_search(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> Result<SearchResults, crate::embed::EmbedError> {
-        if let Some(list) = select_list(query) {
-            return Ok(select(&self.catalog, query, list, options));
-        }
-        if let Some(part) = &self.semantic {
-            let vectors = self.semantic_index().transpose()?;
-            if let Some(vectors) = vectors {
-                return self.index().search_semantic(
-                    &self.catalog,
-                    query,
-                    options,
-                    &part.model,
-                    vectors,
-                );
-            }
-        }
-        Ok(search(&self.catalog, self.index(), query, options, None))
-    }
-
-    /// Rank the skills for `query`; in the semantic mode, the lexical
-    /// ranking when embedding fails (`semantic` is then false).
-    pub fn search(&self, query: &str, options: &SearchOptions) -> SearchResults {
-        match self.try_search(query, options) {
-            Ok(results) => results,
-            Err(_) => search(&self.catalog, self.index(), query, options, None),
-        }
     }
 }
 

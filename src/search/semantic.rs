@@ -454,6 +454,39 @@ mod tests {
             .unwrap()
     }
 
+    /// A search that cannot wait answers lexically while the vectors are
+    /// embedded on their own thread, says so, and turns semantic once they
+    /// are; a waiting search is semantic at once.
+    #[cfg(feature = "semantic")]
+    #[test]
+    fn a_search_that_cannot_wait_is_lexical_until_the_vectors_are_built() {
+        let Some(model) = crate::embed::test_model() else {
+            return;
+        };
+        let (_dir, catalog) = catalog(&[
+            (
+                "currency-converter",
+                "Convert an amount between two currencies.",
+            ),
+            ("sql-formatter", "Format SQL queries."),
+        ]);
+        let catalog = std::sync::Arc::new(catalog);
+        let model = std::sync::Arc::new(SemanticModel::load(&model, None).unwrap());
+        let searchable =
+            crate::search::Searchable::with_semantic(std::sync::Arc::clone(&catalog), model);
+        let options = SearchOptions::skills(5);
+        let query = "how many yen for fifty euros";
+        let (first, warming) = searchable.search_ready(query, &options, std::time::Duration::ZERO);
+        assert!(warming && !first.semantic, "{first:?}");
+        let (later, warming) =
+            searchable.search_ready(query, &options, std::time::Duration::from_secs(120));
+        assert!(!warming && later.semantic, "{later:?}");
+        assert_eq!(
+            catalog.skills()[later.hits[0].index].name,
+            "currency-converter"
+        );
+    }
+
     #[test]
     fn meaning_lifts_a_skill_but_never_makes_it_sure() {
         let (_dir, catalog) = catalog(&[

@@ -188,7 +188,10 @@ pub fn read_skill(
 
 fn read_error_text(error: &ReadError) -> String {
     match error {
-        ReadError::Escapes { .. } => format!("{error}; paths may not leave the skill folder"),
+        ReadError::Escapes { .. } => format!(
+            "{}; paths may not leave the skill folder",
+            error.for_client()
+        ),
         ReadError::Lines { .. } => format!("{error} — pick lines inside the file"),
         ReadError::NotMarkdown { .. } => error
             .to_string()

@@ -34,7 +34,11 @@ pub fn search_skills(
         Err(answer) => return Ok(answer),
     };
     let limit = limit.unwrap_or(SEARCH_DEFAULT_LIMIT).min(SEARCH_MAX_LIMIT);
-    let results = searchable.search(query, &crate::search::SearchOptions::skills(limit));
+    let (results, warming) = searchable.search_ready(
+        query,
+        &crate::search::SearchOptions::skills(limit),
+        crate::search::READY_GRACE,
+    );
     let mut value = crate::search::results_json(catalog, &results, query::PathStyle::Absolute);
     if let Some(hits) = value.get_mut("results").and_then(Value::as_array_mut) {
         for (hit, found) in hits.iter_mut().zip(&results.hits) {
@@ -66,6 +70,10 @@ pub fn search_skills(
             "disabled_matches are disabled by configuration: they cannot be read or grepped. If one is clearly what the task needs, call request_skill_enable with its id and a suggest_reason; the user decides."
         );
     }
+    if warming {
+        value["mode"] = json!("lexical");
+        value["note"] = json!(crate::search::WARMING_NOTE);
+    }
     // The same words as the CLI's text answer.
     if let Some(advice) = crate::search::advice(&results, Some(crate::search::EntryKind::Skill)) {
         value["advice"] = json!(advice);
@@ -82,7 +90,11 @@ fn disabled_matches<'a>(
     query: &str,
     limit: usize,
 ) -> Vec<&'a crate::model::Skill> {
-    let wider = everything.search(query, &crate::search::SearchOptions::skills(limit));
+    let (wider, _) = everything.search_ready(
+        query,
+        &crate::search::SearchOptions::skills(limit),
+        crate::search::READY_GRACE,
+    );
     if wider.no_match && crate::search::select_list(query).is_none() {
         return Vec::new();
     }

@@ -119,6 +119,10 @@ fn no_command_waits_on_a_special_file_and_each_says_what_it_is() {
             what
         };
         assert!(out.stderr.contains(expected), "{inside}: {out:?}");
+        if kind == "zero" {
+            // The author is told where the link leads.
+            assert!(out.stderr.contains("/dev/zero"), "{inside}: {out:?}");
+        }
         // The files the user names.
         let config = root.join(format!("cfg-{kind}"));
         let config = config.to_str().unwrap();
@@ -160,6 +164,10 @@ fn serve_refuses_special_files_and_serves_what_it_advertises() {
         assert!(message.contains(expected), "{file}: {answer}");
         let (is_error, text) = raw.call("read_skill", json!({"name": "t", "path": file}));
         assert!(is_error && text.contains(expected), "{file}: {text}");
+        // A client is told that a link leads outside, never where.
+        for said in [message, text.as_str()] {
+            assert!(!said.contains("/dev"), "{file}: {said}");
+        }
         let (is_error, text) = raw.call("read_skill", json!({"name": format!("s-{kind}")}));
         assert!(
             is_error && text.contains("did not load"),
@@ -323,4 +331,50 @@ fn read_refuses_a_file_too_large_and_names_a_grep_that_finds_its_lines() {
         run.stdout.trim(),
         format!("big/huge.md:{}:the needle", lines + 1)
     );
+}
+
+/// A link inside a skill to an ordinary file outside it: the author's CLI
+/// says where it leads; an MCP client learns only that it leads outside.
+#[cfg(feature = "mcp")]
+#[test]
+fn reads_of_links_out_never_name_the_target_over_mcp() {
+    use serde_json::json;
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret-place");
+    std::fs::write(&secret, "password\n").unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    write(root, "t/SKILL.md", skill_md("t", "T. Use when testing."));
+    std::os::unix::fs::symlink(&secret, root.join("t/notes.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("t/more")).unwrap();
+
+    for path in ["t/notes.md", "t/more/secret-place"] {
+        let out = run(root, &["read", path]);
+        assert_ne!(out.code, 0, "{path}: {out:?}");
+        assert!(
+            out.stderr.contains("secret-place")
+                || out.stderr.contains(outside.path().to_str().unwrap()),
+            "{path}: {out:?}"
+        );
+        assert!(!out.stdout.contains("password"), "{path}: {out:?}");
+    }
+
+    let mut raw = crate::mcp::Raw::start(root, &["--no-watch"]);
+    for file in ["notes.md", "more/secret-place"] {
+        let answer = raw.request(
+            "resources/read",
+            json!({"uri": format!("skill://t/{file}")}),
+        );
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        let (is_error, text) = raw.call("read_skill", json!({"name": "t", "path": file}));
+        assert!(is_error, "{file}: {text}");
+        for said in [message, text.as_str()] {
+            assert!(said.contains("outside"), "{file}: {answer} / {text}");
+            assert!(!said.contains("password"), "{file}: {said}");
+            assert!(
+                !said.contains(outside.path().to_str().unwrap()),
+                "{file} names where it leads: {said}"
+            );
+        }
+    }
 }

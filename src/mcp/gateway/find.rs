@@ -113,7 +113,12 @@ impl ToolCatalog {
 pub type Found<'a> = (
     Vec<(&'a ToolNamespace, &'a CatalogTool)>,
     Option<&'static str>,
+    Warming,
 );
+
+/// True when the ranking is lexical because the semantic vectors are
+/// still being embedded ([`crate::search::WARMING_NOTE`]).
+pub type Warming = bool;
 
 /// The best `limit` tools of `searchable` for `query`, best first: the
 /// tool the query names exactly (its id `server/tool`, or a tool name one
@@ -128,7 +133,7 @@ pub fn search_tools<'a>(searchable: &'a Searchable, query: &str, limit: usize) -
         limit,
         kind: Some(EntryKind::Tool),
     };
-    let results = searchable.search(query, &options);
+    let (results, warming) = searchable.search_ready(query, &options, crate::search::READY_GRACE);
     // A tool named exactly is a sure answer whatever the ranking says.
     let advice = if out.is_empty() {
         crate::search::advice(&results, Some(EntryKind::Tool))
@@ -146,7 +151,7 @@ pub fn search_tools<'a>(searchable: &'a Searchable, query: &str, limit: usize) -
         }
     }
     out.truncate(limit);
-    (out, advice)
+    (out, advice, warming)
 }
 
 #[cfg(test)]
@@ -205,7 +210,7 @@ mod tests {
         assert_eq!(ids(&now, "list_issues")[0], "github/list_issues");
         assert!(ids(&now, "zebra quantum").is_empty());
         assert_eq!(search_tools(&now, "issue", 1).0.len(), 1);
-        let (found, advice) = search_tools(&now, "zebra quantum", 8);
+        let (found, advice, _) = search_tools(&now, "zebra quantum", 8);
         assert!(found.is_empty());
         assert!(advice.unwrap().starts_with("No tool shares"), "{advice:?}");
         // The gateway rewrites github's snapshot: searchable at once.

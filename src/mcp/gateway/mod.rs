@@ -257,7 +257,7 @@ impl Gateway {
                 )))
             }
         };
-        let (hits, advice) = find::search_tools(searchable, &query, limit);
+        let (hits, advice, warming) = find::search_tools(searchable, &query, limit);
         let mut loaded = lock(&self.loaded);
         let mut grew = false;
         let mut tools = Vec::with_capacity(hits.len());
@@ -295,7 +295,10 @@ impl Gateway {
         if let Some(advice) = advice {
             answer["advice"] = json!(advice);
         }
-        if tools_is_empty(&answer) {
+        if warming {
+            answer["note"] = json!(crate::search::WARMING_NOTE);
+        }
+        if tools_is_empty(&answer) && !warming {
             let servers: Vec<&str> = searchable
                 .catalog()
                 .tool_servers()

@@ -111,7 +111,7 @@ pub fn read_file(
         relative.to_string()
     };
     let (opened, folder) = crate::query::read::open_file(catalog.root_of(skill), skill, &file_name)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.for_client())?;
     match DisabledInside::new(catalog, skill).refusal(&opened.real_path(&folder)) {
         Some(crate::query::read::NestedRefusal::Disabled(_)) => {
             return Err(format!(
@@ -194,7 +194,13 @@ pub fn read_directory(
     let opened = match folder.open_path(relative) {
         Ok(opened) => opened,
         Err(Refusal::Escapes(reason)) => {
-            return Err(format!("{uri} is not inside the skill: {reason}"))
+            return Err(format!("{uri} is not inside the skill: it {reason}"))
+        }
+        Err(Refusal::LinksOut { .. }) => {
+            return Err(format!(
+                "{uri} is not inside the skill: it {}",
+                Refusal::LINK_OUT
+            ))
         }
         Err(_) => return Err(not_directory()),
     };

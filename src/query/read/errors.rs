@@ -38,11 +38,15 @@ pub enum ReadError {
         crate::query::read::HOW_TO_ENABLE
     )]
     Disabled { name: String },
-    #[error("`{path}` is not inside skill `{skill}`: it {reason} — paths are relative to the skill folder")]
+    #[error("`{path}` is not inside skill `{skill}`: it {reason}{} — paths are relative to the skill folder", .target.as_ref().map(|t| format!(" (to {t})")).unwrap_or_default())]
     Escapes {
         skill: String,
         path: String,
+        /// How it leaves the folder, never naming a place outside.
         reason: String,
+        /// Where a symlink on the way leads, for the author (the CLI
+        /// shows it; [`ReadError::for_client`] never does).
+        target: Option<String>,
     },
     #[error("skill `{skill}` has no file `{path}`{}", list_files(.files))]
     NotFound {
@@ -247,6 +251,27 @@ pub(super) fn section_text(
 }
 
 impl ReadError {
+    /// The message for a client that may not learn paths outside the
+    /// catalog (an MCP agent): as [`Display`](std::fmt::Display), without
+    /// where a symlink out of the skill leads.
+    pub fn for_client(&self) -> String {
+        match self {
+            ReadError::Escapes {
+                skill,
+                path,
+                reason,
+                target: Some(_),
+            } => ReadError::Escapes {
+                skill: skill.clone(),
+                path: path.clone(),
+                reason: reason.clone(),
+                target: None,
+            }
+            .to_string(),
+            _ => self.to_string(),
+        }
+    }
+
     /// For a `Section` error, the headings to choose from: those that
     /// matched when the section was ambiguous, else the whole outline.
     pub fn section_candidates(&self) -> Option<Vec<&SectionCandidate>> {

@@ -52,6 +52,7 @@ pub fn open_file(
         skill: skill.id.clone(),
         path: relative.to_string(),
         reason: reason.to_string(),
+        target: None,
     };
     if relative.contains('\0') {
         return Err(escapes("contains a NUL byte"));
@@ -74,6 +75,12 @@ pub fn open_file(
         .open_path(relative)
         .map_err(|refusal| match refusal {
             contain::Refusal::Escapes(reason) => escapes(&reason),
+            contain::Refusal::LinksOut { target } => ReadError::Escapes {
+                skill: skill.id.clone(),
+                path: relative.to_string(),
+                reason: contain::Refusal::LINK_OUT.to_string(),
+                target: Some(target),
+            },
             contain::Refusal::Dangling => escapes("is a symlink whose target does not exist"),
             contain::Refusal::Missing => not_found(),
             contain::Refusal::Special(what) => ReadError::NotAFile {
