@@ -25,6 +25,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => super::serve::serve_command(cli, args),
         Command::Tools(args) => super::tools::tools_command(cli, args),
         Command::Search(args) => super::search::search_command(cli, args),
+        Command::Eval(args) => super::eval::eval_command(cli, args),
         Command::Watch(args) => super::watch::watch_command(cli, args),
         Command::Link(args) => super::link::link_command(cli, args),
         Command::Model(args) => super::model::model_command(cli, args),

@@ -19,6 +19,7 @@ macro_rules! say {
 }
 
 mod commands;
+mod eval;
 mod grep;
 mod link;
 mod lint;
@@ -114,6 +115,8 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Find the skills that fit a task, ranked by relevance.
     Search(search::SearchArgs),
+    /// Measure search on a file of requests and the entries they expect.
+    Eval(eval::EvalArgs),
     /// Follow the skill folders live: the directory, then each change as it lands.
     Watch(watch::WatchArgs),
     /// Lay the catalog out in a host's own skills folder (flat names, links).

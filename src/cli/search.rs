@@ -38,7 +38,7 @@ pub(super) struct SearchArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum KindArg {
+pub(super) enum KindArg {
     Skill,
     Tool,
 }
@@ -61,10 +61,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
     let model = super::model::load_model(&cli.global, &args.model)?;
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     report_diagnostics(cli, &catalog);
-    let kind = args.kind.map(|k| match k {
-        KindArg::Skill => search::EntryKind::Skill,
-        KindArg::Tool => search::EntryKind::Tool,
-    });
+    let kind = args.kind.map(KindArg::entry_kind);
     let options = SearchOptions {
         limit: args.limit,
         kind,

@@ -7,6 +7,7 @@ mod budget;
 mod catalog;
 mod config;
 mod disclosure;
+mod eval;
 #[cfg(feature = "mcp")]
 mod gateway;
 mod grep;

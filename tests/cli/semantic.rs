@@ -563,3 +563,41 @@ fn search_skills_over_mcp_ranks_by_meaning_and_embeds_only_what_changed() {
         ],
     );
 }
+
+/// `eval` asks the catalog as configured: with a model, by meaning, so a
+/// request that shares no word with its skill is found.
+#[cfg(feature = "semantic")]
+#[test]
+fn eval_scores_the_semantic_ranking_when_a_model_is_given() {
+    let Some(model) = test_model() else { return };
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    let file = temp.path().join("q.jsonl");
+    std::fs::write(
+        &file,
+        "{\"eval\": {\"min_r1\": 1}}\n{\"query\": \"how many yen would I get for 50 euros\", \"expect\": [\"currency-converter\"]}\n",
+    )
+    .unwrap();
+    let eval = |extra: &[&str]| {
+        let mut command = skilldex();
+        command
+            .arg("eval")
+            .arg(&file)
+            .arg("--json")
+            .arg("--root")
+            .arg(&root)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .args(extra)
+            .env_remove("SKILLDEX_MODEL");
+        bounded(command)
+    };
+    let lexical = eval(&[]);
+    assert_eq!(lexical.code, 1, "{lexical:?}");
+    assert_eq!(lexical.json()["mode"], "lexical");
+    let semantic = eval(&["--model", model.to_str().unwrap()]);
+    assert_eq!(semantic.code, 0, "{semantic:?}");
+    assert_eq!(semantic.json()["mode"], "semantic");
+    assert_eq!(semantic.json()["r1"], 1.0);
+}
