@@ -10,6 +10,8 @@ mod disclosure;
 mod eval;
 #[cfg(feature = "mcp")]
 mod gateway;
+#[cfg(feature = "mcp")]
+mod gateway_loop;
 mod grep;
 #[cfg(unix)]
 mod hardening;
