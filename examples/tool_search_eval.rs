@@ -1,7 +1,8 @@
 //! Tool search quality on a labelled set: Recall@1, Recall@5 and MRR of
 //! skilldex's tool search with hierarchical scoring (a server's evidence
 //! apart, lifting its tools) against flat scoring (the server's text a
-//! field of each tool), on the same catalog.
+//! field of each tool), on the same catalog, and a plain BM25 over each
+//! tool's name, description and parameters.
 //!
 //! ```sh
 //! cargo run --release --example tool_search_eval             # evals/tools/
@@ -58,5 +59,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
+    let report = eval::evaluate(&labelled, &eval::tool_bm25_ranker(&catalog));
+    let s = &report.overall;
+    println!(
+        "{:<13} {:.3}  {:.3}  {:.3}  {:.3}     {:.3}",
+        "plain BM25",
+        s.r1(),
+        s.r5(),
+        s.mrr(),
+        s.answered_share(),
+        s.high_share()
+    );
     Ok(())
 }

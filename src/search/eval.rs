@@ -514,21 +514,46 @@ pub fn tool_ranker(catalog: &Catalog, scoring: super::ToolScoring) -> impl Fn(&s
     }
 }
 
-/// The baseline: plain BM25 (k1 1.2, b 0.75) over name and description,
-/// lower-cased words split at non-alphanumerics, no stemming, no field
-/// weights, never "no match" and never flagged.
+/// The baseline: plain BM25 (k1 1.2, b 0.75) over each skill's name and
+/// description, lower-cased words split at non-alphanumerics, no stemming,
+/// no field weights, never "no match" and never flagged.
 pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
+    bm25_over(
+        catalog
+            .skills()
+            .iter()
+            .map(|s| (s.name.clone(), format!("{} {}", s.name, s.description)))
+            .collect(),
+    )
+}
+
+/// The tools' baseline: the same plain BM25 over each tool's name,
+/// description, and its parameters' names and descriptions (ids
+/// `server/tool`).
+pub fn tool_bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
+    bm25_over(
+        catalog
+            .tools()
+            .map(|(_, tool)| {
+                let [name, described, parameters] = super::tools::tool_text(tool);
+                (tool.id.clone(), format!("{name} {described} {parameters}"))
+            })
+            .collect(),
+    )
+}
+
+/// Plain BM25 over `(id, text)` documents.
+fn bm25_over<'a>(documents: Vec<(String, String)>) -> impl Fn(&str) -> Ranked + 'a {
     let words = |text: &str| -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect()
     };
-    let docs: Vec<Vec<String>> = catalog
-        .skills()
-        .iter()
-        .map(|s| words(&format!("{} {}", s.name, s.description)))
-        .collect();
+    let (ids, docs): (Vec<String>, Vec<Vec<String>>) = documents
+        .into_iter()
+        .map(|(id, text)| (id, words(&text)))
+        .unzip();
     let n = docs.len() as f64;
     let average = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
     let mut df: BTreeMap<String, usize> = BTreeMap::new();
@@ -564,7 +589,7 @@ pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
         let names = scored
             .iter()
             .take(10)
-            .map(|&(_, i)| catalog.skills()[i].name.clone())
+            .map(|&(_, i)| ids[i].clone())
             .collect();
         Ranked {
             names,

@@ -64,9 +64,14 @@ pub(crate) fn server_text(server: &ToolNamespace) -> [String; 2] {
     [name, format!("{}\n{lead}", server.description)]
 }
 
+/// Enum values of a parameter that count as its words, and their length.
+const MAX_ENUM_VALUES: usize = 16;
+const MAX_ENUM_BYTES: usize = 40;
+
 /// The texts of a tool's document: its name (split into words by the
 /// tokenizer: `create_issue`, `createIssue`, `create-issue`), its title and
-/// description, and its top-level parameters' names and descriptions.
+/// description, and its top-level parameters' names, descriptions and
+/// (short) enum values.
 pub(crate) fn tool_text(tool: &CatalogTool) -> [String; 3] {
     let described = match &tool.title {
         Some(title) => format!("{title}\n{}", tool.description),
@@ -84,6 +89,15 @@ pub(crate) fn tool_text(tool: &CatalogTool) -> [String; 3] {
             if let Some(text) = schema.get("description").and_then(|d| d.as_str()) {
                 parameters.push_str(text);
                 parameters.push('\n');
+            }
+            // The values a parameter takes name what the tool can do
+            // (`state: open|closed`): the first few, short ones only.
+            let values = schema.get("enum").and_then(|e| e.as_array());
+            for value in values.into_iter().flatten().take(MAX_ENUM_VALUES) {
+                if let Some(value) = value.as_str().filter(|v| v.len() <= MAX_ENUM_BYTES) {
+                    parameters.push_str(value);
+                    parameters.push('\n');
+                }
             }
         }
     }

@@ -1082,3 +1082,31 @@ fn suggested_commands_run_as_printed() {
         .unwrap_or_else(|| panic!("{answer:?}"));
     assert!(check(&read).stdout.contains("Do the thing."));
 }
+
+/// Tools are ranked above a plain BM25 over the same text (name,
+/// description, parameters) on the labelled tool set.
+#[test]
+fn tool_search_beats_plain_bm25_on_the_labelled_tool_set() {
+    use skilldex::search::{eval, ToolScoring};
+    let repo = super::repo();
+    let catalog = skilldex::CatalogBuilder::new([repo.join("evals/tools/catalog")])
+        .build()
+        .unwrap();
+    let queries = eval::parse_queries(
+        &std::fs::read_to_string(repo.join("evals/tools/queries.jsonl")).unwrap(),
+    )
+    .unwrap();
+    let ours = eval::evaluate(
+        &queries,
+        &eval::tool_ranker(&catalog, ToolScoring::Hierarchical),
+    );
+    let baseline = eval::evaluate(&queries, &eval::tool_bm25_ranker(&catalog));
+    assert!(
+        ours.overall.r5() > baseline.overall.r5() && ours.overall.mrr() > baseline.overall.mrr(),
+        "tool search R@5 {:.3} MRR {:.3}, plain BM25 R@5 {:.3} MRR {:.3}",
+        ours.overall.r5(),
+        ours.overall.mrr(),
+        baseline.overall.r5(),
+        baseline.overall.mrr()
+    );
+}
