@@ -71,6 +71,9 @@ pub struct Opened {
     pub real: String,
     /// A symlink was followed on the way.
     pub through_link: bool,
+    /// A skill file opened through a symlink to elsewhere in its root (see
+    /// [`Folder::open_skill_file`]): `real` is then the link's own name.
+    pub elsewhere_in_root: bool,
 }
 
 impl Opened {
@@ -109,6 +112,9 @@ pub enum Refusal {
 impl Refusal {
     /// How a symlink out of the folder is described without its target.
     pub const LINK_OUT: &'static str = "leads through a symlink outside the skill folder";
+    /// How a skill file that is a symlink out of its root is described
+    /// without its target.
+    pub const SKILL_FILE_OUT: &'static str = "is a symlink to a file outside the root";
 }
 
 impl std::fmt::Display for Refusal {
@@ -243,21 +249,48 @@ pub fn read_at_most(file: File, max: u64) -> std::io::Result<Vec<u8>> {
 /// file inside the folder. For readers that only need the bytes and an
 /// `io::Error` saying why not (`show`, `render`).
 pub fn read_inside(dir: &Path, relative: &str, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error, ErrorKind};
     let folder = Folder::open(dir)?;
-    let shown = || crate::model::printable(relative);
+    read_opened(relative, folder.open_path(relative), max)
+}
+
+/// `read_inside` for a skill's own file at `path` (under `root`), which
+/// may be a symlink to a file elsewhere in the root
+/// ([`Folder::open_skill_file`]).
+pub fn read_skill_file(root: &Path, path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let folder = Folder::open(path.parent().unwrap_or(Path::new(".")))?;
     let opened = folder
-        .open_path(relative)
+        .open_skill_file(&name, root, path)
         .map_err(|refusal| match refusal {
-            Refusal::Io(error) => error,
-            Refusal::Missing => {
-                Error::new(ErrorKind::NotFound, format!("`{}` does not exist", shown()))
+            Refusal::LinksOut { target } => {
+                Refusal::Escapes(format!("{} (to {target})", Refusal::SKILL_FILE_OUT))
             }
-            other => Error::new(
-                ErrorKind::InvalidInput,
-                format!("`{}` is not read: {other}", shown()),
-            ),
-        })?;
+            other => other,
+        });
+    read_opened(&name, opened, max)
+}
+
+/// The bytes of what `relative` opened to, refused as `read_inside` says.
+fn read_opened(
+    relative: &str,
+    opened: Result<Opened, Refusal>,
+    max: u64,
+) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let shown = || crate::model::printable(relative);
+    let opened = opened.map_err(|refusal| match refusal {
+        Refusal::Io(error) => error,
+        Refusal::Missing => {
+            Error::new(ErrorKind::NotFound, format!("`{}` does not exist", shown()))
+        }
+        other => Error::new(
+            ErrorKind::InvalidInput,
+            format!("`{}` is not read: {other}", shown()),
+        ),
+    })?;
     if opened.kind == OpenedKind::Folder {
         return Err(Error::new(
             ErrorKind::InvalidInput,
@@ -363,6 +396,43 @@ impl Folder {
         }
         let _ = resolver;
         self.walk(parts)
+    }
+
+    /// Open the skill file `name` of this skill folder (`path`, a path
+    /// under `root`, is the same file as the catalog wrote it). A skill
+    /// file may be a symlink out of its folder to a file elsewhere in the
+    /// root (a repository that keeps its skills' text in `docs/`): only
+    /// that link is then followed, from the root opened here, with the
+    /// same boundary as any other path (the opened file is judged inside
+    /// the root, never by name), so a link retargeted outside meanwhile is
+    /// refused. The skill stays this folder's: `real` is `name`.
+    pub fn open_skill_file(&self, name: &str, root: &Path, path: &Path) -> Result<Opened, Refusal> {
+        let refusal = match self.open_path(name) {
+            Err(refusal @ (Refusal::LinksOut { .. } | Refusal::Escapes(_))) => refusal,
+            other => return other,
+        };
+        let Some(inside) = path
+            .strip_prefix(root)
+            .ok()
+            .filter(|p| p.file_name().is_some())
+        else {
+            return Err(refusal);
+        };
+        let root = Folder::open(root).map_err(Refusal::Io)?;
+        let mut opened = root
+            .open_path(&crate::paths::slash_path(inside))
+            .map_err(|refusal| match refusal {
+                Refusal::LinksOut { target } => Refusal::LinksOut { target },
+                Refusal::Escapes(why) => Refusal::Escapes(why.replace("skill folder", "root")),
+                other => other,
+            })?;
+        if opened.kind != OpenedKind::File {
+            return Err(Refusal::Special("a folder"));
+        }
+        opened.real = name.to_string();
+        opened.through_link = true;
+        opened.elsewhere_in_root = true;
+        Ok(opened)
     }
 
     /// `openat2` with `RESOLVE_BENEATH`: `None` when the kernel lacks it
@@ -595,6 +665,7 @@ fn finish(file: File, real: String, through_link: bool) -> Result<Opened, Refusa
         len: metadata.len(),
         real,
         through_link,
+        elsewhere_in_root: false,
     })
 }
 

@@ -66,7 +66,7 @@ pub enum Code {
     // discovery
     ReadFailed,
     NotAFile,
-    /// A `SKILL.md` that is a symlink to a file outside its skill folder.
+    /// A `SKILL.md` that is a symlink to a file outside its root.
     SkillFileOutside,
     FileTooLarge,
     DanglingSymlink,

@@ -141,6 +141,29 @@ impl Retained {
         self.links.iter().map(|(root, link)| (*root, link))
     }
 
+    /// Skill files, as (root, path), that are symlinks to the file at
+    /// `path` elsewhere in their root: they changed when it did. Judged by
+    /// real path (a file just removed, or renamed over, by its real
+    /// folder); nothing is resolved when no skill file links out.
+    pub fn skill_files_linked_to(&self, path: &Path) -> Vec<(usize, PathBuf)> {
+        let linked = || {
+            self.records
+                .iter()
+                .filter(|(_, record)| record.linked_target.is_some())
+        };
+        if linked().next().is_none() {
+            return Vec::new();
+        }
+        let real = path.canonicalize().ok().or_else(|| {
+            let folder = path.parent()?.canonicalize().ok()?;
+            Some(folder.join(path.file_name()?))
+        });
+        linked()
+            .filter(|(_, record)| record.linked_target.as_ref() == real.as_ref())
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
     /// True when the last walk found anything at or below `path`: a skill
     /// file, a namespace file, a finding or a followed link.
     pub fn knows_about(&self, root: usize, path: &Path) -> bool {

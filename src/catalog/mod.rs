@@ -469,6 +469,14 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     Ok(parse::decode(&bytes).0.into_owned())
 }
 
+/// `read_text` for a skill's own file at `path`, found under `root`: it
+/// may be a symlink to a file elsewhere in the root, never outside it
+/// (`contain::read_skill_file`).
+pub fn read_skill_text(root: &Path, path: &Path) -> std::io::Result<String> {
+    let bytes = crate::contain::read_skill_file(root, path, crate::contain::MAX_READ_BYTES)?;
+    Ok(parse::decode(&bytes).0.into_owned())
+}
+
 /// How a build went, for `-v` output and benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BuildStats {

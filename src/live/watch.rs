@@ -367,6 +367,10 @@ impl Watcher {
             }
             touched.push((index, relative.to_path_buf()));
         }
+        // A file elsewhere in a root that a `SKILL.md` links to.
+        for (index, skill_file) in retained.skill_files_linked_to(path) {
+            relevant |= scope(index, &skill_file, self.check_bodies, retained, pending);
+        }
         for (index, relative) in touched {
             let scoped = self.roots[index].path.join(&relative);
             relevant |= scope(index, &scoped, self.check_bodies, retained, pending);

@@ -33,7 +33,7 @@ pub fn index_json(catalog: &Catalog, index: &SkillIndex) -> String {
         .iter()
         .filter_map(|(_, position)| {
             let skill = &skills[*position];
-            let bytes = skill_md_bytes(skill)?;
+            let bytes = skill_md_bytes(catalog, skill)?;
             Some(json!({
                 "name": skill.name,
                 "type": "skill-md",
@@ -48,9 +48,12 @@ pub fn index_json(catalog: &Catalog, index: &SkillIndex) -> String {
 }
 
 /// The bytes of `skill`'s `SKILL.md`, read through the boundary.
-fn skill_md_bytes(skill: &crate::model::Skill) -> Option<Vec<u8>> {
+fn skill_md_bytes(catalog: &Catalog, skill: &crate::model::Skill) -> Option<Vec<u8>> {
     let folder = Folder::open(skill.dir()).ok()?;
-    let opened = folder.open_path("SKILL.md").ok()?;
+    let path = skill.dir().join("SKILL.md");
+    let opened = folder
+        .open_skill_file("SKILL.md", catalog.root_of(skill), &path)
+        .ok()?;
     if opened.kind != OpenedKind::File || opened.len > super::skills::MAX_BYTES {
         return None;
     }

@@ -185,10 +185,10 @@ pub fn grep_into(
     } else {
         files_in_order(catalog, &skills)
             .into_iter()
-            .map(|(skill, file, path)| Job {
+            .map(|(skill, file, path, root)| Job {
                 skill: skill.to_string(),
                 path,
-                work: Work::Search(file),
+                work: Work::Search(file, root),
             })
             .collect()
     };
@@ -416,7 +416,7 @@ impl ScanSearch {
                 let mut lines = sink.lines;
                 let work = if too_much.get() {
                     lines.reset();
-                    Some(Work::Search(file.path.to_path_buf()))
+                    Some(Work::Search(file.path.to_path_buf(), None))
                 } else if !searched || lines.matches == 0 {
                     lines.reset();
                     None
@@ -525,7 +525,11 @@ impl ScanSearch {
                     continue;
                 }
                 real_path = Some(real);
-                work = Work::Search(path.clone());
+                let is_skill_file = opened.elsewhere_in_root;
+                work = Work::Search(
+                    path.clone(),
+                    is_skill_file.then(|| catalog.root_of(skill).to_path_buf()),
+                );
             }
             per_skill[order].push(SkillHit {
                 other_file: path.as_os_str() != skill.path.as_os_str(),
@@ -713,7 +717,11 @@ fn selected_skills<'a>(
 /// (skill id, file, path inside the skill) for every file of `skills`, in
 /// answer order: skills in catalog order, `SKILL.md` first, then by path.
 /// Used when the catalog was built without its file list.
-fn files_in_order<'a>(catalog: &Catalog, skills: &[&'a Skill]) -> Vec<(&'a str, PathBuf, String)> {
+#[allow(clippy::type_complexity)]
+fn files_in_order<'a>(
+    catalog: &Catalog,
+    skills: &[&'a Skill],
+) -> Vec<(&'a str, PathBuf, String, Option<PathBuf>)> {
     use super::files::{list_skill_folder_with, EntryKind};
     let mut rules = crate::scan::RulesCache::default();
     let mut out = Vec::new();
@@ -722,6 +730,7 @@ fn files_in_order<'a>(catalog: &Catalog, skills: &[&'a Skill]) -> Vec<(&'a str, 
             skill.id.as_str(),
             skill.path.clone(),
             file_name(&skill.path),
+            Some(catalog.root_of(skill).to_path_buf()),
         ));
         let entries = list_skill_folder_with(&mut rules, catalog.root_of(skill), skill).entries;
         let linked = linked_files(catalog, skill, &entries);
@@ -729,7 +738,7 @@ fn files_in_order<'a>(catalog: &Catalog, skills: &[&'a Skill]) -> Vec<(&'a str, 
             entries
                 .into_iter()
                 .filter(|e| e.kind == EntryKind::File || linked.contains(&e.path))
-                .map(|e| (skill.id.as_str(), e.absolute, e.path)),
+                .map(|e| (skill.id.as_str(), e.absolute, e.path, None)),
         );
     }
     out
@@ -787,16 +796,20 @@ fn file_name(path: &Path) -> String {
 /// Open a file of a skill to search it.
 /// `path` is the skill folder joined with `relative`: the file is opened
 /// inside that folder through the boundary (links resolved inside it),
-/// never by its whole name.
-fn open(path: &Path, relative: &str) -> std::io::Result<std::fs::File> {
+/// never by its whole name. A skill's own file comes with its `root`: it
+/// may be a symlink to a file elsewhere in that root.
+fn open(path: &Path, relative: &str, root: Option<&Path>) -> std::io::Result<std::fs::File> {
     let folder = path
         .ancestors()
         .nth(Path::new(relative).components().count())
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
-    let opened = crate::contain::Folder::open(folder)
-        .map_err(|e| std::io::Error::other(e.to_string()))?
-        .open_path(relative)
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let folder =
+        crate::contain::Folder::open(folder).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let opened = match root {
+        Some(root) => folder.open_skill_file(relative, root, path),
+        None => folder.open_path(relative),
+    }
+    .map_err(|e| std::io::Error::other(e.to_string()))?;
     if opened.kind != crate::contain::OpenedKind::File {
         return Err(std::io::Error::other("not a regular file"));
     }
@@ -809,13 +822,12 @@ fn search_file<S: grep_searcher::Sink<Error = std::io::Error>>(
     searcher: &mut Searcher,
     matcher: &grep_regex::RegexMatcher,
     request: &GrepRequest,
-    path: &Path,
-    relative: &str,
+    (path, relative, root): (&Path, &str, Option<&Path>),
     sink: &mut S,
 ) -> std::io::Result<bool> {
     if request.max_count == Some(0) {
         return Ok(true); // As with `rg -m 0`: no match is wanted.
     }
-    let file = open(path, relative)?;
+    let file = open(path, relative, root)?;
     Ok(searcher.search_file(matcher, &file, sink).is_ok())
 }

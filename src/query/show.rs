@@ -6,7 +6,7 @@
 //! Nested skill folders are named but not entered (they are skills of their
 //! own); symlinks are listed but not followed out of the skill folder.
 
-use crate::catalog::{read_text, Catalog};
+use crate::catalog::{read_skill_text, read_text, Catalog};
 use crate::model::{Diagnostic, Skill};
 use crate::parse::{self, markdown};
 use crate::tokens;
@@ -73,7 +73,7 @@ pub fn skill_detail<'a>(
     catalog: &'a Catalog,
     skill: &'a Skill,
 ) -> std::io::Result<SkillDetail<'a>> {
-    let text = read_text(&skill.path)?;
+    let text = read_skill_text(catalog.root_of(skill), &skill.path)?;
     let parsed = parse::parse_text(&text);
     let body = &text[parsed.body_offset.min(text.len())..];
     let outline = markdown::outline(&text, parsed.body_offset);

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 mod read;
 mod tools;
 mod walk;
-use read::{folder_name_of, read_skill_file, skill_of};
+use read::{folder_name_of, open_linked_skill_file, read_skill_file, skill_of};
 pub use tools::{FoundToolCatalog, MAX_SNAPSHOT_BYTES};
 pub(crate) use walk::{FolderRules, RulesCache};
 
@@ -186,6 +186,10 @@ pub struct FoundSkill {
     pub identity: Option<FileIdentity>,
     /// Reached through a symlink (to the file or a folder above it).
     pub through_link: bool,
+    /// The real path of the file elsewhere in the root that this
+    /// `SKILL.md`, a symlink, leads to (`None` for a skill file in its
+    /// folder): the live catalog reads the skill again when it changes.
+    pub linked_target: Option<PathBuf>,
     /// The skill, or `None` when the file cannot load. Built here, in the
     /// walker threads, so the catalog only has to order and dedupe; shared,
     /// so that successive snapshots of a live catalog hold one copy.
@@ -502,16 +506,6 @@ fn walk(
     });
 }
 
-/// Where a `SKILL.md` that is a symlink really is, when that is outside
-/// the folder holding the link: such a file is refused everywhere (reads
-/// and MCP serve a skill from inside its folder only). A link that cannot
-/// be resolved is left to `follow_link`, which names it.
-fn skill_file_outside_its_folder(link: &Path) -> Option<PathBuf> {
-    let target = link.canonicalize().ok()?;
-    let folder = link.parent()?.canonicalize().ok()?;
-    (!target.starts_with(&folder)).then_some(target)
-}
-
 /// Decide what to do with a symlink: queue a folder (unless it loops or was
 /// queued before), hand back a file's type, report a dangling link.
 fn follow_link(
@@ -573,13 +567,16 @@ fn visit(
     let path = entry.path;
     let depth = entry.depth + offset;
     let through_link = offset > 0 || kind == walk::Kind::Symlink;
+    // A skill file that is a symlink is opened here, once, through the
+    // boundary; the read uses that open file.
+    let mut linked_skill_file = None;
     if kind == walk::Kind::Symlink && SKILL_FILE_NAMES.iter().any(|n| entry.name == OsStr::new(n)) {
-        if let Some(outside) = skill_file_outside_its_folder(path) {
-            shared.report(path, Code::SkillFileOutside, format!(
-                "this SKILL.md is a symlink to {}, outside its skill folder, and was not loaded: a skill is served from its folder alone — move the file into the folder (or link the whole folder)",
-                outside.display()
-            ));
-            return;
+        match open_linked_skill_file(root, path, entry.name) {
+            Ok(opened) => linked_skill_file = opened,
+            Err(finding) => {
+                let path = path.to_path_buf();
+                return push(&shared.findings, PathFinding { path, finding });
+            }
         }
     }
     if kind == walk::Kind::Symlink {
@@ -605,7 +602,13 @@ fn visit(
             return;
         }
         let folder_name = folder_name_of(path);
-        match read_skill_file(&entry, &folder_name, options, through_link) {
+        match read_skill_file(
+            &entry,
+            linked_skill_file,
+            &folder_name,
+            options,
+            through_link,
+        ) {
             Ok(found) => {
                 let placement = shared
                     .plugins
@@ -641,6 +644,7 @@ fn visit(
                         path: path.to_path_buf(),
                         identity: found.identity,
                         through_link,
+                        linked_target: found.linked_target,
                         skill,
                         findings: parsed.findings,
                     },

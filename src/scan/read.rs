@@ -67,6 +67,8 @@ pub(super) struct FileFacts {
 
 pub(super) struct ReadSkill {
     pub(super) identity: Option<FileIdentity>,
+    /// See `FoundSkill::linked_target`.
+    pub(super) linked_target: Option<std::path::PathBuf>,
     pub(super) facts: FileFacts,
     pub(super) parsed: ParsedFile,
     pub(super) headings: String,
@@ -102,10 +104,44 @@ pub(super) fn folder_name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Open a `SKILL.md` that is a symlink through the boundary (`contain`):
+/// to a file in its folder, or elsewhere in the root, judged on the
+/// opened file. `Err` is the finding for a link that leads outside the
+/// root; `Ok(None)` leaves a link that does not open to `follow_link`,
+/// which says why.
+pub(super) fn open_linked_skill_file(
+    root: &Path,
+    path: &Path,
+    name: &std::ffi::OsStr,
+) -> Result<Option<crate::contain::Opened>, Finding> {
+    use crate::contain::{Folder, Refusal};
+    let Ok(folder) = Folder::open(path.parent().unwrap_or(Path::new("."))) else {
+        return Ok(None);
+    };
+    match folder.open_skill_file(&name.to_string_lossy(), root, path) {
+        Ok(opened) => Ok(Some(opened)),
+        Err(Refusal::LinksOut { target }) => {
+            // Where the chain of links really ends, for the author.
+            let target = path
+                .canonicalize()
+                .map_or(target, |t| t.display().to_string());
+            Err(Finding::new(
+                Code::SkillFileOutside,
+                Position::START,
+                format!(
+                    "this SKILL.md is a symlink to {target}, outside the root, and was not loaded: a skill is read from inside its root alone — move the file into the skill folder (or elsewhere in the root, and point the link there)"
+                ),
+            ))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
 /// Read a skill file's header (and the whole file when it is small), parse
 /// it and run the rule checks.
 pub(super) fn read_skill_file(
     entry: &walk::Entry<'_>,
+    linked: Option<crate::contain::Opened>,
     folder_name: &str,
     options: &ScanOptions,
     through_link: bool,
@@ -118,7 +154,18 @@ pub(super) fn read_skill_file(
         )
     };
     let path = entry.path;
-    let mut file = entry.open().map_err(read_error)?;
+    // A skill file that is a symlink comes opened through the boundary
+    // (`open_linked_skill_file`), never opened again by its name here.
+    let elsewhere = linked.as_ref().is_some_and(|o| o.elsewhere_in_root);
+    let mut file = match linked {
+        Some(opened) => opened.file,
+        None if entry.kind == walk::Kind::Symlink => {
+            return Err(read_error(std::io::Error::from(
+                std::io::ErrorKind::NotFound,
+            )))
+        }
+        None => entry.open().map_err(read_error)?,
+    };
     let metadata = file.metadata().map_err(read_error)?;
     if !metadata.is_file() {
         return Err(Finding::new(
@@ -151,7 +198,19 @@ pub(super) fn read_skill_file(
         }
     }
     bytes.truncate(filled);
-    let result = parse_skill_head(path, folder_name, options, through_link, &bytes, &metadata);
+    let mut result = parse_skill_head(path, folder_name, options, through_link, &bytes, &metadata);
+    if elsewhere {
+        // A file elsewhere in the root is this folder's skill file: the
+        // link, not its target, is the skill (two skill folders may link
+        // to one file; one folder reached by two paths is one skill).
+        let identity = std::fs::symlink_metadata(path)
+            .ok()
+            .and_then(|m| identity_of(&m));
+        if let Ok(found) = &mut result {
+            found.identity = identity;
+            found.linked_target = path.canonicalize().ok();
+        }
+    }
     HEAD.set(bytes);
     result
 }
@@ -262,6 +321,7 @@ fn parse_skill_head(
     }
     Ok(ReadSkill {
         identity: identity_of(metadata),
+        linked_target: None,
         facts: FileFacts {
             bytes: size,
             hash: content_hash,

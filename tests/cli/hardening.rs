@@ -78,7 +78,7 @@ fn a_link_is_judged_by_the_file_it_leads_to() {
 }
 
 #[test]
-fn a_skill_file_linked_out_of_its_folder_is_not_read() {
+fn a_skill_file_linked_out_of_its_root_is_not_read() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("root");
     write(
@@ -115,7 +115,7 @@ fn a_skill_file_linked_out_of_its_folder_is_not_read() {
         assert_eq!(out.code, 1, "{args:?}: {out:?}");
         assert!(
             out.stderr.contains("did not load")
-                && out.stderr.contains("outside its skill folder")
+                && out.stderr.contains("outside the root")
                 && out.stderr.contains(s(&outside)),
             "{args:?}: {out:?}"
         );
@@ -139,7 +139,7 @@ fn a_skill_file_linked_out_of_its_folder_is_not_read() {
         .unwrap_or_else(|| panic!("no skill-file-outside finding: {out:?}"));
     assert!(finding.contains("s/SKILL.md:1:1"), "{finding}");
     assert!(
-        finding.contains("move the file into the folder"),
+        finding.contains("move the file into the skill folder"),
         "{finding}"
     );
     let out = run(&root, &["read", "inside"]);

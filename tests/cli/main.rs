@@ -17,6 +17,8 @@ mod grep;
 mod hardening;
 mod layouts;
 mod link;
+#[cfg(all(unix, feature = "mcp"))]
+mod linked_skill_file;
 mod live;
 #[cfg(unix)]
 mod live_tools;

@@ -155,10 +155,10 @@ fn a_link_into_a_nested_skill_that_did_not_load_is_not_served() {
     }
 }
 
-/// A `SKILL.md` that is a symlink to a file outside its folder is refused
+/// A `SKILL.md` that is a symlink to a file outside its root is refused
 /// over MCP as on the command line: not listed, not served.
 #[test]
-fn a_skill_file_linked_out_of_its_folder_is_not_served() {
+fn a_skill_file_linked_out_of_its_root_is_not_served() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("root");
     write(
@@ -182,10 +182,7 @@ fn a_skill_file_linked_out_of_its_folder_is_not_served() {
     assert!(answer.get("error").is_some(), "{answer}");
     assert!(!answer.to_string().contains("OUTSIDE-MARKER"), "{answer}");
     let (is_error, text) = raw.call("read_skill", json!({"name": "s"}));
-    assert!(
-        is_error && text.contains("outside its skill folder"),
-        "{text}"
-    );
+    assert!(is_error && text.contains("outside the root"), "{text}");
     let answer = raw.request("resources/list", json!({}));
     assert!(
         answer.to_string().contains("skill://ok/SKILL.md"),

@@ -88,7 +88,7 @@ fn no_command_waits_on_a_special_file_and_each_says_what_it_is() {
             .find(|l| l.contains(&file))
             .unwrap_or_else(|| panic!("{file}: {out:?}"));
         assert!(
-            line.contains("not a regular file") || line.contains("outside its skill folder"),
+            line.contains("not a regular file") || line.contains("outside the root"),
             "{line}"
         );
     }

@@ -55,7 +55,7 @@ pub(super) fn served(
         EntryType::File => {
             // Sized from the open file: a file swapped for a link since
             // the listing is judged as the link.
-            let opened = folder.open_path(relative).ok()?;
+            let opened = open_in(folder, catalog, skill, relative).ok()?;
             (opened.real == relative && !rules.ignores(&path, false))
                 .then_some(Served::File(opened.len))
                 .filter(|_| opened.kind == OpenedKind::File)
@@ -64,7 +64,7 @@ pub(super) fn served(
             if rules.ignores(&path, false) {
                 return None;
             }
-            let opened = folder.open_path(relative).ok()?;
+            let opened = open_in(folder, catalog, skill, relative).ok()?;
             let real = dir.join(&opened.real);
             if crate::query::files::left_out(catalog.root_of(skill), skill, &real).is_some()
                 || disabled.owner_of(&opened.real_path(folder)).is_some()
@@ -76,6 +76,22 @@ pub(super) fn served(
                 OpenedKind::Folder => Served::Folder,
             })
         }
+    }
+}
+
+/// Open `relative` of `skill` from its open `folder`: the skill file
+/// through `Folder::open_skill_file` (it may be a symlink to a file
+/// elsewhere in the root), any other path through `open_path`.
+pub(super) fn open_in(
+    folder: &Folder,
+    catalog: &Catalog,
+    skill: &Skill,
+    relative: &str,
+) -> Result<crate::contain::Opened, Refusal> {
+    if skill.path.file_name() == Some(std::ffi::OsStr::new(relative)) {
+        folder.open_skill_file(relative, catalog.root_of(skill), &skill.path)
+    } else {
+        folder.open_path(relative)
     }
 }
 

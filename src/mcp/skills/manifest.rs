@@ -6,7 +6,7 @@ use super::files::{child, served, Served};
 use super::uri::{encode_path, root_uri, skill_uri};
 use super::{MAX_BYTES, MAX_FILES};
 use crate::catalog::Catalog;
-use crate::contain::{EntryType, Folder, OpenedKind};
+use crate::contain::{EntryType, Folder, OpenedKind, Refusal};
 use crate::model::Skill;
 use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
@@ -87,10 +87,20 @@ fn manifest_files(
 /// The bytes of the regular file `relative` inside `folder`, opened
 /// through the boundary and sized before it is read; `Err` is the rest
 /// of a sentence ("cannot be read: …").
-fn read_served(folder: &Folder, relative: &str) -> Result<Vec<u8>, String> {
-    let opened = folder
-        .open_path(relative)
-        .map_err(|e| format!("cannot be read: {e}"))?;
+fn read_served(
+    folder: &Folder,
+    catalog: &Catalog,
+    skill: &Skill,
+    relative: &str,
+) -> Result<Vec<u8>, String> {
+    let opened = super::files::open_in(folder, catalog, skill, relative).map_err(|e| match e {
+        // Never where a link leads: only that it leads out.
+        Refusal::LinksOut { .. } if skill.path.ends_with(relative) => {
+            format!("cannot be read: it {}", Refusal::SKILL_FILE_OUT)
+        }
+        Refusal::LinksOut { .. } => format!("cannot be read: it {}", Refusal::LINK_OUT),
+        e => format!("cannot be read: {e}"),
+    })?;
     if opened.kind != OpenedKind::File {
         return Err("cannot be read: it is a folder".to_string());
     }
@@ -118,7 +128,8 @@ pub(crate) fn entry_with(
     let base = root_uri(skill);
     let folder =
         Folder::open(skill.dir()).map_err(|e| format!("its folder cannot be read ({e})"))?;
-    let bytes = read_served(&folder, "SKILL.md").map_err(|e| format!("SKILL.md {e}"))?;
+    let bytes =
+        read_served(&folder, catalog, skill, "SKILL.md").map_err(|e| format!("SKILL.md {e}"))?;
     let text =
         std::str::from_utf8(&bytes).map_err(|_| "SKILL.md is not valid UTF-8".to_string())?;
     let mut frontmatter =
@@ -154,7 +165,7 @@ pub(crate) fn entry_with(
             bytes.clone()
         } else {
             // Listed but unreadable: said, not silently left out.
-            read_served(&folder, relative)
+            read_served(&folder, catalog, skill, relative)
                 .map_err(|e| format!("its file `{}` {e}", crate::model::printable(relative)))?
         };
         resources.push(SkillResource::new(

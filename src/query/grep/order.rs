@@ -33,8 +33,9 @@ pub(super) struct Job {
 pub(super) enum Work {
     /// Searched already (during the scan): its lines.
     Found(Chunk),
-    /// To search: the file.
-    Search(PathBuf),
+    /// To search: the file, and for a skill's own file the root it was
+    /// found in (it may be a symlink to a file elsewhere in that root).
+    Search(PathBuf, Option<PathBuf>),
 }
 
 /// Give every job's lines to `emitter` in order, searching the files that
@@ -55,11 +56,11 @@ pub(super) fn run(
                 files.push(None);
                 slots.push(Slot::found(lines));
             }
-            Work::Search(path) => {
+            Work::Search(path, root) => {
                 let relative = names
                     .last()
                     .map(|(_, path): &(String, String)| path.clone());
-                files.push(Some((path, relative.unwrap_or_default())));
+                files.push(Some((path, relative.unwrap_or_default(), root)));
                 slots.push(Slot::default());
             }
         }
@@ -123,7 +124,7 @@ struct Shared<'a> {
     /// Some files are searched here, by workers (which wait on `turn`);
     /// otherwise every line came from the scan and nobody waits.
     workers: bool,
-    files: &'a [Option<(PathBuf, String)>],
+    files: &'a [Option<(PathBuf, String, Option<PathBuf>)>],
     /// The next job a worker takes.
     next: AtomicUsize,
     /// The answer is over: complete, or it cannot be written.
@@ -203,22 +204,27 @@ impl Shared<'_> {
             if i >= self.files.len() || self.stopped() {
                 return;
             }
-            let Some((path, relative)) = &self.files[i] else {
+            let Some((path, relative, root)) = &self.files[i] else {
                 continue;
             };
             let lines = std::mem::take(&mut kept);
             let mut sink = FileSearch::new(request, lines, |lines: &mut Lines| {
                 lines.held() < FLUSH || self.hand_on(i, lines)
             });
-            let searched =
-                super::search_file(&mut searcher, matcher, request, path, relative, &mut sink)
-                    .unwrap_or_else(|error| {
-                        self.unreadable
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((i, error.to_string()));
-                        false
-                    });
+            let searched = super::search_file(
+                &mut searcher,
+                matcher,
+                request,
+                (path, relative, root.as_deref()),
+                &mut sink,
+            )
+            .unwrap_or_else(|error| {
+                self.unreadable
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, error.to_string()));
+                false
+            });
             let chunk = sink.lines.finish();
             kept = sink.lines;
             let mut state = self.lock();

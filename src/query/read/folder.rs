@@ -71,28 +71,38 @@ pub fn open_file(
         path: dir.to_path_buf(),
         source,
     })?;
-    let opened = folder
-        .open_path(relative)
-        .map_err(|refusal| match refusal {
-            contain::Refusal::Escapes(reason) => escapes(&reason),
-            contain::Refusal::LinksOut { target } => ReadError::Escapes {
-                skill: skill.id.clone(),
-                path: relative.to_string(),
-                reason: contain::Refusal::LINK_OUT.to_string(),
-                target: Some(target),
-            },
-            contain::Refusal::Dangling => escapes("is a symlink whose target does not exist"),
-            contain::Refusal::Missing => not_found(),
-            contain::Refusal::Special(what) => ReadError::NotAFile {
-                skill: skill.id.clone(),
-                path: relative.to_string(),
-                what,
-            },
-            contain::Refusal::Io(source) => ReadError::Io {
-                path: candidate.clone(),
-                source,
-            },
-        })?;
+    // The skill file itself may be a symlink to elsewhere in the root.
+    let is_skill_file = skill.path.file_name() == Some(std::ffi::OsStr::new(relative));
+    let opened = if is_skill_file {
+        folder.open_skill_file(relative, root, &skill.path)
+    } else {
+        folder.open_path(relative)
+    };
+    let opened = opened.map_err(|refusal| match refusal {
+        contain::Refusal::Escapes(reason) => escapes(&reason),
+        contain::Refusal::LinksOut { target } => ReadError::Escapes {
+            skill: skill.id.clone(),
+            path: relative.to_string(),
+            reason: if is_skill_file {
+                contain::Refusal::SKILL_FILE_OUT
+            } else {
+                contain::Refusal::LINK_OUT
+            }
+            .to_string(),
+            target: Some(target),
+        },
+        contain::Refusal::Dangling => escapes("is a symlink whose target does not exist"),
+        contain::Refusal::Missing => not_found(),
+        contain::Refusal::Special(what) => ReadError::NotAFile {
+            skill: skill.id.clone(),
+            path: relative.to_string(),
+            what,
+        },
+        contain::Refusal::Io(source) => ReadError::Io {
+            path: candidate.clone(),
+            source,
+        },
+    })?;
     // Only what a scan sees is part of the skill (as `show` lists it and
     // `grep` searches it): the path as asked, and where it really is.
     let real = dir.join(&opened.real);

@@ -43,7 +43,7 @@ use crate::paths::{folder_path, is_normal};
 use text::cap_bytes;
 pub use text::{escape_xml, shorten};
 
-use crate::catalog::{read_text, Catalog};
+use crate::catalog::{read_skill_text, Catalog};
 use crate::model::Skill;
 use crate::tokens;
 use serde::Serialize;
@@ -286,6 +286,7 @@ pub fn render_directory(catalog: &Catalog, options: &RenderOptions) -> RenderedD
 }
 
 struct Renderer<'a> {
+    catalog: &'a Catalog,
     options: &'a RenderOptions,
     entries: Vec<Entry<'a>>,
     groups: Vec<Group>,
@@ -454,6 +455,7 @@ impl<'a> Renderer<'a> {
             shown(&options.command, json)
         };
         Renderer {
+            catalog,
             options,
             entries,
             groups,
@@ -568,7 +570,7 @@ impl<'a> Renderer<'a> {
                     entry.skill.file_bytes
                 )
             } else {
-                match read_text(&entry.skill.path) {
+                match read_skill_text(self.catalog.root_of(entry.skill), &entry.skill.path) {
                     Ok(file) => {
                         let offset = crate::parse::parse_text(&file).body_offset;
                         file.get(offset..).unwrap_or("").trim().to_string()
