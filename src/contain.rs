@@ -117,6 +117,17 @@ impl Refusal {
     pub const SKILL_FILE_OUT: &'static str = "is a symlink to a file outside the root";
 }
 
+impl Refusal {
+    /// The refusal as a client outside the catalog may read it: a link out
+    /// is said to lead outside, not where.
+    pub fn told_to_client(&self) -> String {
+        match self {
+            Refusal::LinksOut { .. } => format!("it {}", Refusal::LINK_OUT),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -809,7 +809,9 @@ fn open(path: &Path, relative: &str, root: Option<&Path>) -> std::io::Result<std
         Some(root) => folder.open_skill_file(relative, root, path),
         None => folder.open_path(relative),
     }
-    .map_err(|e| std::io::Error::other(e.to_string()))?;
+    // Grep's note on a file it skipped is also an MCP answer: it says that
+    // a link leads outside, never where (`read` tells the author).
+    .map_err(|e| std::io::Error::other(e.told_to_client()))?;
     if opened.kind != crate::contain::OpenedKind::File {
         return Err(std::io::Error::other("not a regular file"));
     }

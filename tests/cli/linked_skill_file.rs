@@ -152,16 +152,25 @@ fn a_skill_file_retargeted_outside_after_the_scan_is_refused() {
     let (is_error, text) = raw.call("read_skill", json!({"name": "foo"}));
     assert!(is_error && !text.contains("OUTSIDE-MARKER"), "{text}");
     assert!(text.contains("outside the root"), "{text}");
-    let answer = raw.request(
+    let read = raw.request(
         "resources/read",
         json!({"uri": "skill://skills/foo/SKILL.md"}),
     );
-    assert!(answer.get("error").is_some(), "{answer}");
-    assert!(!answer.to_string().contains("OUTSIDE-MARKER"), "{answer}");
+    assert!(read.get("error").is_some(), "{read}");
+    assert!(!read.to_string().contains("OUTSIDE-MARKER"), "{read}");
     let answer = raw.request("skills/get", json!({"uri": "skill://skills/foo/SKILL.md"}));
     assert!(!answer.to_string().contains("OUTSIDE-MARKER"), "{answer}");
-    let (_, text) = raw.call("grep_skills", json!({"pattern": "OUTSIDE-MARKER"}));
-    assert!(!text.contains("OUTSIDE-MARKER of"), "{text}");
+    let (_, grep) = raw.call("grep_skills", json!({"pattern": "OUTSIDE-MARKER"}));
+    assert!(!grep.contains("OUTSIDE-MARKER of"), "{grep}");
+    // Nothing a client reads says where the link leads.
+    let outside = temp.path().join("elsewhere");
+    let outside = outside.to_str().unwrap();
+    for said in [text, read.to_string(), answer.to_string(), grep] {
+        assert!(
+            !said.contains(outside),
+            "names where the link leads: {said}"
+        );
+    }
 }
 
 /// The root is watched whole: an edit of the target, outside the skill
