@@ -106,6 +106,7 @@ pub enum Code {
     ClientKey,
     XmlTag,
     ControlCharacter,
+    PromptInjection,
     // catalog
     NamespaceFileInvalid,
     PluginManifestInvalid,
@@ -207,6 +208,7 @@ impl Code {
         Code::ClientKey,
         Code::XmlTag,
         Code::ControlCharacter,
+        Code::PromptInjection,
         Code::NamespaceFileInvalid,
         Code::PluginManifestInvalid,
         Code::NameShadowed,
@@ -281,6 +283,7 @@ impl Code {
             Code::ClientKey => "client-key",
             Code::XmlTag => "xml-tag",
             Code::ControlCharacter => "control-character",
+            Code::PromptInjection => "prompt-injection",
             Code::NamespaceFileInvalid => "namespace-file-invalid",
             Code::PluginManifestInvalid => "plugin-manifest-invalid",
             Code::NameShadowed => "name-shadowed",
@@ -333,7 +336,7 @@ impl Code {
             | Code::ControlCharacter => (Some(Warning), Some(Error), Some(Warning)),
             // A value with a text form (a number, a boolean, a list of tool
             // names) that hosts read as they are: worth fixing, not fatal.
-            Code::MetadataValueNotText | Code::AllowedToolsList => {
+            Code::MetadataValueNotText | Code::AllowedToolsList | Code::PromptInjection => {
                 (Some(Warning), Some(Error), None)
             }
             Code::NameShadowed | Code::NamespaceFileInvalid | Code::PluginManifestInvalid => {

@@ -21,6 +21,7 @@
 //! session on one. The guard also tells the server when stdin has ended,
 //! so that work waiting on the client (an elicitation) stops at once.
 
+use super::lines::{read_line, sketch, Line};
 use rmcp::model::{ClientJsonRpcMessage, GetMeta, ProtocolVersion};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -49,30 +50,29 @@ where
     let (errors, mut error_lines) = tokio::sync::mpsc::unbounded_channel::<String>();
     let reader = tokio::spawn(async move {
         let mut input = BufReader::with_capacity(1 << 16, input);
-        let mut line = Vec::new();
+        let mut read = Line::default();
         let mut started = false;
         loop {
-            line.clear();
-            if line.capacity() > 1 << 20 {
-                // Do not keep a 10 MB buffer for one 10 MB message.
-                line = Vec::new();
-            }
-            let read = read_line(&mut input, &mut line).await;
-            let Ok((count, too_long)) = read else { break };
-            if count == 0 {
+            if read_line(&mut input, &mut read, MAX_LINE_BYTES)
+                .await
+                .is_err()
+                || read.consumed == 0
+            {
                 break;
             }
-            if too_long {
+            if read.cut {
+                let id = sketch(&read.bytes, &read.tail).id.unwrap_or(Value::Null);
                 let _ = errors.send(error(
-                    Value::Null,
+                    id,
                     -32700,
                     &format!("the message is longer than {MAX_LINE_BYTES} bytes"),
                 ));
                 continue;
             }
-            match check(&line, &mut started) {
+            let line = &read.bytes;
+            match check(line, &mut started) {
                 Check::Pass => {
-                    if to_rmcp.write_all(&line).await.is_err() {
+                    if to_rmcp.write_all(line).await.is_err() {
                         break;
                     }
                     if !line.ends_with(b"\n") && to_rmcp.write_all(b"\n").await.is_err() {
@@ -132,39 +132,6 @@ where
         let _ = reader.await;
     });
     (rmcp_in, rmcp_out, writer)
-}
-
-/// Read one line (with its `\n`) into `line`, keeping at most
-/// `MAX_LINE_BYTES`; returns the bytes consumed and whether it was cut.
-async fn read_line<R: AsyncRead + Unpin>(
-    input: &mut BufReader<R>,
-    line: &mut Vec<u8>,
-) -> std::io::Result<(usize, bool)> {
-    let mut consumed = 0;
-    let mut too_long = false;
-    loop {
-        let buffer = input.fill_buf().await?;
-        if buffer.is_empty() {
-            return Ok((consumed, too_long));
-        }
-        let (take, done) = match buffer.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (buffer.len(), false),
-        };
-        if !too_long {
-            if line.len() + take > MAX_LINE_BYTES {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(&buffer[..take]);
-            }
-        }
-        input.consume(take);
-        consumed += take;
-        if done {
-            return Ok((consumed, too_long));
-        }
-    }
 }
 
 /// A key the top-level object of `text` (valid JSON) gives twice.

@@ -30,6 +30,7 @@ pub mod discovery;
 pub mod gateway;
 mod guard;
 pub mod instructions;
+mod lines;
 pub mod prompts;
 mod server;
 pub mod skills;

@@ -1,6 +1,8 @@
 //! Compaction of very large input schemas, in stages, each taken only
 //! while the schema is still over the limit: first descriptions (nested
-//! ones dropped, then the top-level ones shortened), then refs (each
+//! ones dropped, then the top-level ones shortened), then long enums (one
+//! of thousands of values says how many and names a few in its
+//! description; the server still checks the value), then refs (each
 //! `$ref` becomes a stub of its definition's type and `$defs` goes), then
 //! depth (nodes below a depth become stubs of their type, the limit
 //! lowered one level at a time). The result stays in the subset; the
@@ -11,6 +13,11 @@ use serde_json::{json, Map, Value};
 
 /// Input schemas larger than this (compact JSON bytes) are compacted.
 pub const MAX_SCHEMA_BYTES: usize = 5_000;
+
+/// Enums with more values than this are replaced in the enum stage.
+const MAX_ENUM_VALUES: usize = 64;
+/// How many of their values the description names.
+const ENUM_EXAMPLES: usize = 5;
 
 /// Top-level descriptions are cut to this many bytes in the second
 /// description stage.
@@ -38,7 +45,13 @@ pub fn compact(schema: Value, limit: usize) -> (Value, Option<Finding>) {
             "cut top-level descriptions to {SHORT_DESCRIPTION_BYTES} bytes"
         ));
     }
-    // 2. Refs.
+    // 2. Long enums.
+    if size(&schema) > limit && shorten_enums(&mut schema) {
+        stages.push(format!(
+            "replaced enums of over {MAX_ENUM_VALUES} values by a few examples in the description"
+        ));
+    }
+    // 3. Refs.
     if size(&schema) > limit && schema.get("$defs").is_some() {
         let defs = schema
             .as_object_mut()
@@ -47,7 +60,7 @@ pub fn compact(schema: Value, limit: usize) -> (Value, Option<Finding>) {
         replace_refs(&mut schema, &defs);
         stages.push("replaced `$ref`s by stubs of their type".to_string());
     }
-    // 3. Depth.
+    // 4. Depth.
     if size(&schema) > limit {
         let mut depth = max_depth(&schema);
         while depth > 1 && size(&schema) > limit {
@@ -124,6 +137,43 @@ fn shorten_top_descriptions(schema: &mut Value) {
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         properties.values_mut().for_each(cut);
     }
+}
+
+/// Replace every `enum` of over [`MAX_ENUM_VALUES`] values by a note in
+/// the node's description; whether any was.
+fn shorten_enums(node: &mut Value) -> bool {
+    let Value::Object(map) = node else {
+        return false;
+    };
+    let mut changed = false;
+    if let Some(Value::Array(values)) = map.get("enum") {
+        if values.len() > MAX_ENUM_VALUES {
+            let examples: Vec<String> = values
+                .iter()
+                .take(ENUM_EXAMPLES)
+                .map(|v| {
+                    let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    super::cut_at_char_boundary(&text, 40).to_string()
+                })
+                .collect();
+            let note = format!(
+                "One of {} values, such as {}.",
+                crate::rules::thousands(values.len()),
+                examples.join(", ")
+            );
+            let description = match map.get("description").and_then(Value::as_str) {
+                Some(text) if !text.trim().is_empty() => format!("{} {note}", text.trim_end()),
+                _ => note,
+            };
+            map.remove("enum");
+            map.insert("description".to_string(), Value::String(description));
+            changed = true;
+        }
+    }
+    for child in children_mut(map) {
+        changed |= shorten_enums(child);
+    }
+    changed
 }
 
 /// A schema of `node`'s type only, with the structure the type needs.
@@ -207,4 +257,36 @@ fn drop_dangling_refs(schema: &mut Value) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_enum_becomes_a_few_examples_and_the_schema_fits() {
+        let values: Vec<String> = (0..100_000).map(|i| format!("value-{i}")).collect();
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "choice": {"type": "string", "description": "What to pick.", "enum": values},
+                "small": {"type": "string", "enum": ["a", "b"]},
+            },
+        });
+        let (compacted, finding) = compact(schema, MAX_SCHEMA_BYTES);
+        assert!(size(&compacted) <= MAX_SCHEMA_BYTES, "{compacted}");
+        let choice = &compacted["properties"]["choice"];
+        assert!(choice.get("enum").is_none(), "{choice}");
+        assert_eq!(
+            choice["description"],
+            "What to pick. One of 100,000 values, such as value-0, value-1, value-2, value-3, value-4."
+        );
+        assert_eq!(compacted["properties"]["small"]["enum"], json!(["a", "b"]));
+        let message = finding.unwrap().message;
+        assert!(
+            message.contains("replaced enums of over 64 values"),
+            "{message}"
+        );
+        assert!(!message.contains("still over the limit"), "{message}");
+    }
 }

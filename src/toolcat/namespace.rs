@@ -151,6 +151,24 @@ fn cut_described(
     pointer: &str,
     text: &str,
 ) -> String {
+    if let Some(message) = crate::rules::hidden_characters_note("description", text) {
+        reporter.report(
+            Severity::Warning,
+            "control-character",
+            tool,
+            pointer,
+            message,
+        );
+    }
+    if let Some(why) = crate::rules::orders_to_the_model(text) {
+        reporter.report(
+            Severity::Warning,
+            "prompt-injection",
+            tool,
+            pointer,
+            format!("description reads as orders to the agent: {why} — read it before an agent loads the tool, and leave the server out if you do not trust it"),
+        );
+    }
     if text.len() > MAX_DESCRIPTION_BYTES {
         reporter.report(
             Severity::Warning,

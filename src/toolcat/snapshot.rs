@@ -323,15 +323,13 @@ pub fn parse_snapshot(
             continue;
         }
         seen.insert(name.clone(), index);
-        if !valid_tool_name(&name) {
+        if let Some(problem) = tool_name_problem(&name) {
             reporter.report(
                 Severity::Warning,
                 "tool-name-unusual",
                 Some(&name),
                 &format!("{at}/name"),
-                format!(
-                    "tool name {name:?} has characters outside A-Z a-z 0-9 _ - . or is over 128 characters; some clients refuse such names"
-                ),
+                format!("tool name {name:?} {problem}"),
             );
         }
         match map.get("inputSchema") {
@@ -392,11 +390,19 @@ fn server_info(map: &Map<String, Value>, reporter: &mut Reporter<'_>) -> ServerI
 }
 
 /// MCP's recommendation for tool names: 1–128 of `A-Za-z0-9_-.`.
-fn valid_tool_name(name: &str) -> bool {
-    name.len() <= 128
-        && name
+/// What is unusual about a tool's name, if anything.
+fn tool_name_problem(name: &str) -> Option<&'static str> {
+    if name.len() > 128
+        || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        Some("has characters outside A-Z a-z 0-9 _ - . or is over 128 characters; some clients refuse such names")
+    } else if name.contains("__") {
+        Some("has `__`, which hosts put between server and tool (`mcp__server__tool`), so the joined name reads two ways; some clients refuse such names")
+    } else {
+        None
+    }
 }
 
 fn escape(name: &str) -> String {

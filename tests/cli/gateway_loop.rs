@@ -6,42 +6,12 @@
 //! stderr.
 
 use super::mcp::Raw;
-use super::{bounded, fixture, skill_md, skilldex, write};
+use super::{bounded, fixture, skill_md, skilldex, write, Hogs};
 use serde_json::json;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Loops per run (`SKILLDEX_GATEWAY_LOOPS` to change it).
 const LOOPS: usize = 50;
-
-/// Busy processes, killed when dropped.
-struct Hogs(Vec<Child>);
-
-impl Hogs {
-    fn start() -> Hogs {
-        let cores = std::thread::available_parallelism().map_or(2, usize::from);
-        Hogs(
-            (0..cores)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .stdin(Stdio::null())
-                        .spawn()
-                        .expect("sh runs")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Hogs {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
 
 fn percentile(sorted: &[Duration], p: usize) -> Duration {
     sorted[((sorted.len() * p).div_ceil(100)).clamp(1, sorted.len()) - 1]

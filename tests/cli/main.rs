@@ -15,6 +15,8 @@ mod gateway_loop;
 mod grep;
 #[cfg(unix)]
 mod hardening;
+#[cfg(feature = "mcp")]
+mod hostile_upstreams;
 mod layouts;
 mod link;
 #[cfg(all(unix, feature = "mcp"))]
@@ -261,4 +263,33 @@ pub fn codes_for(diagnostics: &[serde_json::Value], needle: &str) -> Vec<String>
         .filter(|d| d["path"].as_str().unwrap_or("").contains(needle))
         .map(|d| d["code"].as_str().unwrap_or("").to_string())
         .collect()
+}
+
+/// Busy processes, killed when dropped.
+pub struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    pub fn start() -> Hogs {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        Hogs(
+            (0..cores)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdin(std::process::Stdio::null())
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }

@@ -22,7 +22,10 @@
 //!
 //! When a server announces `notifications/tools/list_changed`, its tools
 //! are listed again on the same connection and its snapshot rewritten
-//! atomically (byte-stable, as `tools sync` writes it) when it differs.
+//! atomically (byte-stable, as `tools sync` writes it) when it differs. The
+//! notices of a burst (within 200 ms) are answered by one listing, and one
+//! listing runs at a time: a flood of notices costs a listing per 200 ms
+//! at most, not one per notice.
 
 use crate::mcp::upstream::{self, UpstreamCommand};
 use crate::mcp::Log;
@@ -47,6 +50,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// A call may run this many times its server's timeout in all, even while
 /// it keeps reporting progress.
 const MAX_TOTAL_FACTOR: u32 = 10;
+/// How long a `tools/list_changed` waits for more of its kind before the
+/// tools are listed again.
+const REFRESH_GATHER: Duration = Duration::from_millis(200);
 /// How long an upstream progress token is still forwarded after its call
 /// ended.
 const PROGRESS_LINGER: Duration = Duration::from_millis(500);
@@ -97,7 +103,9 @@ impl Pool {
         let shared = Arc::new(Shared {
             name: name.clone(),
             progress: Mutex::default(),
-            stderr: Mutex::default(),
+            stderr: Arc::default(),
+            noise: Arc::default(),
+            refreshing: Mutex::default(),
             snapshot: Mutex::default(),
             command: command.as_ref().ok().cloned(),
             log: Arc::clone(&self.log),
@@ -172,10 +180,14 @@ impl Pool {
             .cloned()
             .collect();
         for upstream in all {
-            let service = upstream.state.lock().await.service.take();
+            let (service, process) = {
+                let mut state = upstream.state.lock().await;
+                (state.service.take(), state.process.take())
+            };
             if let Some(service) = service {
                 let _ = service.cancel().await;
             }
+            drop(process);
         }
     }
 }
@@ -185,13 +197,24 @@ pub fn failure(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
+/// Whether the server's tools are being listed again, and whether another
+/// `tools/list_changed` came meanwhile.
+#[derive(Default)]
+struct Refreshing {
+    running: bool,
+    again: bool,
+}
+
 /// What the client handler of a server shares with the pool.
 struct Shared {
     name: String,
     /// Upstream progress token → the client and its token.
     progress: Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>,
     /// The end of what the server wrote to stderr.
-    stderr: Mutex<Vec<u8>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    /// What it wrote to stdout that is not JSON-RPC.
+    noise: Arc<Mutex<upstream::Noise>>,
+    refreshing: Mutex<Refreshing>,
     snapshot: Mutex<Option<PathBuf>>,
     command: Option<UpstreamCommand>,
     log: Log,
@@ -229,6 +252,8 @@ struct Upstream {
 #[derive(Default)]
 struct Connection {
     service: Option<RunningService<RoleClient, Handler>>,
+    /// The server's process, killed when dropped.
+    process: Option<tokio::process::Child>,
     /// Which start this is (so a call that saw one instance die does not
     /// count the death of the next).
     instance: u64,
@@ -244,6 +269,7 @@ impl Connection {
     /// The current process is gone: forget it and schedule the restart.
     fn died(&mut self) {
         self.service = None;
+        self.process = None;
         if self.answered {
             self.failures = 0;
             self.retry_at = None;
@@ -293,9 +319,10 @@ impl Upstream {
         lock(&self.shared.stderr).clear();
         let started = tokio::time::timeout(command.timeout, self.start(command)).await;
         let error = match started {
-            Ok(Ok(service)) => {
+            Ok(Ok((service, process))) => {
                 let peer = service.peer().clone();
                 state.service = Some(service);
+                state.process = Some(process);
                 state.instance += 1;
                 state.answered = false;
                 state.retry_at = None;
@@ -321,41 +348,19 @@ impl Upstream {
     async fn start(
         &self,
         command: &UpstreamCommand,
-    ) -> Result<RunningService<RoleClient, Handler>, String> {
-        let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command.process())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|error| {
-                format!(
-                    "could not start `{}`: {error} — check `command` (and `cwd` {})",
-                    command.program,
-                    command.cwd.display()
-                )
-            })?;
-        if let Some(mut stderr) = stderr {
-            let shared = Arc::clone(&self.shared);
-            tokio::spawn(async move {
-                use tokio::io::AsyncReadExt as _;
-                let mut buffer = [0u8; 4096];
-                while let Ok(n) = stderr.read(&mut buffer).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let mut kept = lock(&shared.stderr);
-                    kept.extend_from_slice(&buffer[..n]);
-                    if kept.len() > 4 * upstream::STDERR_TAIL_BYTES {
-                        let cut = kept.len() - upstream::STDERR_TAIL_BYTES;
-                        kept.drain(..cut);
-                    }
-                }
-            });
-        }
-        Handler(Arc::clone(&self.shared))
-            .serve(transport)
+    ) -> Result<(RunningService<RoleClient, Handler>, tokio::process::Child), String> {
+        *lock(&self.shared.noise) = upstream::Noise::default();
+        let started = upstream::start(
+            command,
+            Arc::clone(&self.shared.stderr),
+            Arc::clone(&self.shared.noise),
+        )?;
+        let service = Handler(Arc::clone(&self.shared))
+            .serve(started.transport)
             .await
-            .map_err(|error| format!("it did not complete `initialize`: {error}"))
+            .map_err(|error| format!("it did not complete `initialize`: {error}"))?;
+        Ok((service, started.process))
     }
-
     async fn call(
         &self,
         tool: &str,
@@ -451,13 +456,17 @@ impl Upstream {
     async fn failed(&self, tool: &str, instance: u64, error: ServiceError) -> CallToolResult {
         let name = &self.shared.name;
         match error {
+            ServiceError::McpError(error) if error.code.0 == upstream::UNREADABLE => failure(
+                format!("`{name}` answered the call of `{tool}` with {}", error.message),
+            ),
             ServiceError::McpError(error) => failure(format!(
                 "`{name}` refused the call of `{tool}`: {} (JSON-RPC error {})",
                 error.message, error.code.0
             )),
             ServiceError::Timeout { timeout } => failure(format!(
-                "`{name}` did not answer `{tool}` within {:.1} s, so the call was cancelled — raise `timeout` of `{name}` in skilldex.yaml if it needs longer",
-                timeout.as_secs_f64()
+                "`{name}` did not answer `{tool}` within {:.1} s, so the call was cancelled{} — raise `timeout` of `{name}` in skilldex.yaml if it needs longer",
+                timeout.as_secs_f64(),
+                lock(&self.shared.noise).note()
             )),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 // Give the stderr reader a moment to take the last words.
@@ -500,10 +509,32 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        // One listing at a time, however many notices come: a notice that
+        // arrives during a listing asks for one more after it.
+        {
+            let mut refreshing = lock(&self.0.refreshing);
+            if refreshing.running {
+                refreshing.again = true;
+                return;
+            }
+            refreshing.running = true;
+        }
         // Not on the connection's own task: the listing needs it to read
         // the answers.
         let shared = Arc::clone(&self.0);
-        tokio::spawn(async move { refresh(shared, context.peer).await });
+        tokio::spawn(async move {
+            loop {
+                // Notices that come in a burst are answered by one listing.
+                tokio::time::sleep(REFRESH_GATHER).await;
+                lock(&shared.refreshing).again = false;
+                refresh(Arc::clone(&shared), context.peer.clone()).await;
+                let mut refreshing = lock(&shared.refreshing);
+                if !std::mem::take(&mut refreshing.again) {
+                    refreshing.running = false;
+                    break;
+                }
+            }
+        });
     }
 }
 

@@ -10,6 +10,9 @@
 //! not report. Keeping the rules profile-free means one place decides what a
 //! rule *is* and one place decides how much it matters.
 
+mod orders;
+pub use orders::orders_to_the_model;
+
 use crate::model::{Code, Position};
 use crate::parse::frontmatter::{CLIENT_KEYS, SPEC_KEYS};
 use crate::parse::{markdown, Fields, Finding, ParsedFile};
@@ -528,6 +531,13 @@ fn check_description(description: &str, position: Position, findings: &mut Vec<F
             "description contains an XML tag; hosted products reject it — write the text without angle brackets",
         ));
     }
+    if let Some(why) = orders_to_the_model(description) {
+        findings.push(Finding::new(
+            Code::PromptInjection,
+            position,
+            format!("description reads as orders to the agent: {why} — describe what the skill does and when to use it; instructions belong in the body"),
+        ));
+    }
     if !says_when(description) {
         findings.push(Finding::new(
             Code::DescriptionNoTrigger,
@@ -557,13 +567,21 @@ fn check_hidden_characters(
     position: Position,
     findings: &mut Vec<Finding>,
 ) {
+    if let Some(message) = hidden_characters_note(key, value) {
+        findings.push(Finding::new(Code::ControlCharacter, position, message));
+    }
+}
+
+/// What to say of the control and bidi characters in `key`'s value, if it
+/// has any (skills' fields and tools' descriptions alike).
+pub fn hidden_characters_note(key: &str, value: &str) -> Option<String> {
     // Printable ASCII and whitespace, the usual case, holds none: checked
     // bytewise, without decoding characters.
     let plain = value
         .bytes()
         .all(|b| (b' '..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
     if plain {
-        return;
+        return None;
     }
     let mut found: Vec<(char, &str)> = Vec::new();
     for c in value.chars() {
@@ -574,20 +592,16 @@ fn check_hidden_characters(
         }
     }
     if found.is_empty() {
-        return;
+        return None;
     }
     let listed: Vec<String> = found
         .iter()
         .map(|(c, kind)| format!("U+{:04X} ({kind})", u32::from(*c)))
         .collect();
-    findings.push(Finding::new(
-        Code::ControlCharacter,
-        position,
-        format!(
-            "`{key}` contains {}; such characters are invisible or reorder text in an agent's prompt and in terminals — remove them (check escapes such as `\\u202e` in quoted values)",
-            listed.join(", ")
-        ),
-    ));
+    Some(format!(
+        "`{key}` contains {}; such characters are invisible or reorder text in an agent's prompt and in terminals — remove them (check escapes such as `\\u202e` in quoted values)",
+        listed.join(", ")
+    ))
 }
 
 /// Does the description tell an agent *when* to reach for the skill?

@@ -1,5 +1,5 @@
-//! The client side: start an upstream MCP server over stdio (rmcp's child
-//! process transport), initialize, and page through `tools/list`.
+//! The client side: start an upstream MCP server over stdio (through the
+//! guard of [`stdio`]), initialize, and page through `tools/list`.
 //!
 //! A listing returns the tools exactly as the server sent them (the
 //! `tools/list` request goes out as a custom request, so a tool whose
@@ -10,12 +10,15 @@
 //! the tail of its stderr, with the values of its `env` masked. The child
 //! is killed when the listing ends, however it ends.
 
+mod stdio;
+
 use rmcp::model::{ClientRequest, CustomRequest};
 use rmcp::ServiceExt as _;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+pub(crate) use stdio::{start, Noise, UNREADABLE};
 
 /// How to start one server.
 #[derive(Debug, Clone)]
@@ -104,8 +107,7 @@ impl UpstreamCommand {
         })
     }
 
-    /// The child process this command starts: stdio piped by rmcp, its
-    /// own process group (a signal to skilldex's terminal does not reach
+    /// The child process this command starts: its own process group (a signal to skilldex's terminal does not reach
     /// it twice), killed when dropped.
     pub(crate) fn process(&self) -> tokio::process::Command {
         let mut process = tokio::process::Command::new(&self.program);
@@ -139,11 +141,17 @@ pub fn list_tools(command: &UpstreamCommand) -> Result<Listing, UpstreamFailure>
         })?;
     let stderr = Arc::new(Mutex::new(Vec::<u8>::new()));
     let reader: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>> = Arc::default();
+    let noise = Arc::new(Mutex::new(stdio::Noise::default()));
     let started = Instant::now();
     let outcome = runtime.block_on(async {
         let outcome = tokio::time::timeout(
             command.timeout,
-            listing(command, Arc::clone(&stderr), Arc::clone(&reader)),
+            listing(
+                command,
+                Arc::clone(&stderr),
+                Arc::clone(&noise),
+                Arc::clone(&reader),
+            ),
         )
         .await;
         // The listing's end dropped the transport, which kills the child:
@@ -172,8 +180,9 @@ pub fn list_tools(command: &UpstreamCommand) -> Result<Listing, UpstreamFailure>
         }),
         Err(_) => Err(UpstreamFailure {
             message: format!(
-                "no complete answer within {:.1} s — raise `timeout` for this server, or check that it speaks MCP on stdio",
-                command.timeout.as_secs_f64()
+                "no complete answer within {:.1} s{} — raise `timeout` for this server, or check that it speaks MCP on stdio",
+                command.timeout.as_secs_f64(),
+                noise.lock().map(|n| n.note()).unwrap_or_default()
             ),
             stderr_tail: tail(),
         }),
@@ -183,42 +192,17 @@ pub fn list_tools(command: &UpstreamCommand) -> Result<Listing, UpstreamFailure>
 async fn listing(
     command: &UpstreamCommand,
     stderr: Arc<Mutex<Vec<u8>>>,
+    noise: Arc<Mutex<stdio::Noise>>,
     reader: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>>,
 ) -> Result<Listing, String> {
-    let process = command.process();
-    let (transport, child_stderr) = rmcp::transport::TokioChildProcess::builder(process)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|error| {
-            format!(
-                "could not start `{}`: {error} — check `command` (and `cwd` {})",
-                command.program,
-                command.cwd.display()
-            )
-        })?;
-    if let Some(mut child_stderr) = child_stderr {
-        let handle = tokio::spawn(async move {
-            use tokio::io::AsyncReadExt as _;
-            let mut buffer = [0u8; 4096];
-            while let Ok(n) = child_stderr.read(&mut buffer).await {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut kept) = stderr.lock() {
-                    kept.extend_from_slice(&buffer[..n]);
-                    if kept.len() > 4 * STDERR_TAIL_BYTES {
-                        let cut = kept.len() - STDERR_TAIL_BYTES;
-                        kept.drain(..cut);
-                    }
-                }
-            }
-        });
-        if let Ok(mut slot) = reader.lock() {
-            *slot = Some(handle);
-        }
+    let started = stdio::start(command, stderr, noise)?;
+    if let Ok(mut slot) = reader.lock() {
+        *slot = Some(started.stderr_reader);
     }
+    // Killed when the listing ends, however it ends.
+    let _process = started.process;
     let client = ()
-        .serve(transport)
+        .serve(started.transport)
         .await
         .map_err(|error| format!("the server did not complete `initialize`: {error}"))?;
     let server = server_info(client.peer());
@@ -274,6 +258,9 @@ pub(crate) async fn list_pages(
                 rmcp::ServiceError::TransportClosed => {
                     "the server exited (or closed its stdout) before answering `tools/list`"
                         .to_string()
+                }
+                rmcp::ServiceError::McpError(error) if error.code.0 == stdio::UNREADABLE => {
+                    format!("the server answered `tools/list` with {}", error.message)
                 }
                 other => format!("`tools/list` failed: {other}"),
             })?;
