@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 mod read;
 mod tools;
 mod walk;
-use read::{folder_name_of, open_linked_skill_file, read_skill_file, skill_of};
+use read::{folder_name_of, open_linked_file, open_linked_skill_file, read_skill_file, skill_of};
 pub use tools::{FoundToolCatalog, MAX_SNAPSHOT_BYTES};
 pub(crate) use walk::{FolderRules, RulesCache};
 
@@ -579,6 +579,21 @@ fn visit(
             }
         }
     }
+    // So is a tool snapshot: the same rule for every file the catalog reads.
+    let mut linked_snapshot = None;
+    if kind == walk::Kind::Symlink && entry.name == OsStr::new(crate::toolcat::SNAPSHOT_FILE) {
+        match open_linked_file(root, path, entry.name) {
+            Ok(opened) => linked_snapshot = opened,
+            Err(target) => {
+                let relative = path.strip_prefix(root).unwrap_or(path);
+                let folder = relative.parent().map(Path::to_path_buf).unwrap_or_default();
+                let hidden = in_hidden_folder(relative);
+                let found =
+                    tools::outside_tool_catalog(root_index, folder, depth, hidden, path, &target);
+                return push(&shared.tool_catalogs, found);
+            }
+        }
+    }
     if kind == walk::Kind::Symlink {
         match follow_link(path, depth, canonical_root, shared) {
             Some(target) => kind = walk::kind_of(target),
@@ -663,7 +678,7 @@ fn visit(
         let hidden = in_hidden_folder(&relative);
         // A pipe, socket or device is named, never opened.
         let found = if kind == walk::Kind::File {
-            tools::read_tool_catalog(root_index, folder, depth, hidden, &entry)
+            tools::read_tool_catalog(root_index, folder, depth, hidden, &entry, linked_snapshot)
         } else {
             tools::special_tool_catalog(root_index, folder, depth, hidden, path)
         };

@@ -104,37 +104,46 @@ pub(super) fn folder_name_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Open a `SKILL.md` that is a symlink through the boundary (`contain`):
-/// to a file in its folder, or elsewhere in the root, judged on the
-/// opened file. `Err` is the finding for a link that leads outside the
-/// root; `Ok(None)` leaves a link that does not open to `follow_link`,
-/// which says why.
-pub(super) fn open_linked_skill_file(
+/// Open a file the catalog reads (`SKILL.md`, `mcp-tools.json`) that is
+/// a symlink, through the boundary (`contain`): to a file in its folder,
+/// or elsewhere in the root, judged on the opened file. `Err` is where a
+/// link that leads outside the root ends (for the author's message);
+/// `Ok(None)` leaves a link that does not open to `follow_link`, which
+/// says why.
+pub(super) fn open_linked_file(
     root: &Path,
     path: &Path,
     name: &std::ffi::OsStr,
-) -> Result<Option<crate::contain::Opened>, Finding> {
+) -> Result<Option<crate::contain::Opened>, String> {
     use crate::contain::{Folder, Refusal};
     let Ok(folder) = Folder::open(path.parent().unwrap_or(Path::new("."))) else {
         return Ok(None);
     };
     match folder.open_skill_file(&name.to_string_lossy(), root, path) {
         Ok(opened) => Ok(Some(opened)),
-        Err(Refusal::LinksOut { target }) => {
-            // Where the chain of links really ends, for the author.
-            let target = path
-                .canonicalize()
-                .map_or(target, |t| t.display().to_string());
-            Err(Finding::new(
-                Code::SkillFileOutside,
-                Position::START,
-                format!(
-                    "this SKILL.md is a symlink to {target}, outside the root, and was not loaded: a skill is read from inside its root alone — move the file into the skill folder (or elsewhere in the root, and point the link there)"
-                ),
-            ))
-        }
+        // Where the chain of links really ends, for the author.
+        Err(Refusal::LinksOut { target }) => Err(path
+            .canonicalize()
+            .map_or(target, |t| t.display().to_string())),
         Err(_) => Ok(None),
     }
+}
+
+/// [`open_linked_file`] for a `SKILL.md`, with its finding.
+pub(super) fn open_linked_skill_file(
+    root: &Path,
+    path: &Path,
+    name: &std::ffi::OsStr,
+) -> Result<Option<crate::contain::Opened>, Finding> {
+    open_linked_file(root, path, name).map_err(|target| {
+        Finding::new(
+            Code::SkillFileOutside,
+            Position::START,
+            format!(
+                "this SKILL.md is a symlink to {target}, outside the root, and was not loaded: a skill is read from inside its root alone — move the file into the skill folder (or elsewhere in the root, and point the link there)"
+            ),
+        )
+    })
 }
 
 /// Read a skill file's header (and the whole file when it is small), parse

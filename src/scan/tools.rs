@@ -50,6 +50,7 @@ pub(super) fn read_tool_catalog(
     depth: usize,
     hidden: bool,
     entry: &walk::Entry<'_>,
+    linked: Option<crate::contain::Opened>,
 ) -> FoundToolCatalog {
     let path = entry.path;
     let mut found = FoundToolCatalog {
@@ -63,10 +64,16 @@ pub(super) fn read_tool_catalog(
         content_hash: 0,
         stale: false,
     };
-    let text = match read_text(entry) {
+    let opened = match linked {
+        Some(opened) => Ok(opened.file),
+        None => entry.open(),
+    };
+    let text = match read_text(opened) {
         Ok(text) => text,
-        Err(message) => {
-            found.diagnostics.push(unreadable(path, message));
+        Err((message, line, column)) => {
+            let mut diagnostic = unreadable(path, message);
+            (diagnostic.line, diagnostic.column) = (line, column);
+            found.diagnostics.push(diagnostic);
             return found;
         }
     };
@@ -111,10 +118,31 @@ pub(super) fn special_tool_catalog(
     }
 }
 
-fn read_text(entry: &walk::Entry<'_>) -> Result<String, String> {
-    let mut file = entry
-        .open()
-        .map_err(|e| format!("could not read the file: {e} — check its permissions"))?;
+/// The file's text, or why not with the line and column it concerns.
+fn read_text(file: std::io::Result<std::fs::File>) -> Result<String, (String, u32, u32)> {
+    let at_start = |message: String| (message, 1, 1);
+    read_bytes(file).map_err(at_start).and_then(|bytes| {
+        String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            let bad = e.utf8_error().valid_up_to();
+            let line_start = bytes[..bad].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let line = bytes[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = std::str::from_utf8(&bytes[line_start..bad]).map_or(1, |t| t.chars().count() + 1);
+            (
+                format!(
+                    "the file is not UTF-8 (byte 0x{:02X} here) — a snapshot is JSON text; run `skilldex tools sync` to write it again",
+                    bytes[bad]
+                ),
+                u32::try_from(line).unwrap_or(u32::MAX),
+                u32::try_from(column).unwrap_or(u32::MAX),
+            )
+        })
+    })
+}
+
+fn read_bytes(file: std::io::Result<std::fs::File>) -> Result<Vec<u8>, String> {
+    let mut file =
+        file.map_err(|e| format!("could not read the file: {e} — check its permissions"))?;
     let metadata = file
         .metadata()
         .map_err(|e| format!("could not read the file: {e} — check its permissions"))?;
@@ -131,12 +159,37 @@ fn read_text(entry: &walk::Entry<'_>) -> Result<String, String> {
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|e| format!("could not read the file: {e} — check its permissions"))?;
-    String::from_utf8(bytes).map_err(|e| {
+    Ok(bytes)
+}
+
+/// A snapshot that is a symlink to `target`, outside the root: reported,
+/// never read.
+pub(super) fn outside_tool_catalog(
+    root: usize,
+    folder: PathBuf,
+    depth: usize,
+    hidden: bool,
+    path: &Path,
+    target: &str,
+) -> FoundToolCatalog {
+    let mut diagnostic = unreadable(
+        path,
         format!(
-            "the file is not UTF-8 (byte {}) — a snapshot is JSON text; run `skilldex tools sync` to write it again",
-            e.utf8_error().valid_up_to()
-        )
-    })
+            "this mcp-tools.json is a symlink to {target}, outside the root, and was not loaded: a catalog is read from inside its roots alone — move the file into the root (or point the link at a file inside it)"
+        ),
+    );
+    diagnostic.code = "snapshot-outside";
+    FoundToolCatalog {
+        root,
+        folder,
+        path: path.to_path_buf(),
+        depth,
+        hidden,
+        namespace: None,
+        diagnostics: vec![diagnostic],
+        content_hash: 0,
+        stale: false,
+    }
 }
 
 fn unreadable(path: &Path, message: String) -> SnapshotDiagnostic {

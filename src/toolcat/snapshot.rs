@@ -194,7 +194,8 @@ pub fn parse_snapshot(
             message,
         }))
     };
-    let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+    let value: Value = serde_json::from_str::<Strict>(text.strip_prefix('\u{feff}').unwrap_or(text))
+        .map(|strict| strict.0)
         .map_err(|error| {
             let mut message = error.to_string();
             if let Some(cut) = message.find(" at line ") {
@@ -204,9 +205,15 @@ pub fn parse_snapshot(
             invalid(
                 error.line().max(1),
                 error.column().max(1),
-                format!(
-                    "not valid JSON: {message} — fix the file, or run `skilldex tools sync` to write it again"
-                ),
+                match error.classify() {
+                    // A duplicate key: valid JSON, but it reads two ways.
+                    serde_json::error::Category::Data => format!(
+                        "{message} — fix the file, or run `skilldex tools sync` to write it again"
+                    ),
+                    _ => format!(
+                        "not valid JSON: {message} — fix the file, or run `skilldex tools sync` to write it again"
+                    ),
+                },
             )
         })?;
     let Value::Object(top) = value else {
@@ -363,6 +370,68 @@ pub fn parse_snapshot(
         snapshot.tools.push((index, map.clone()));
     }
     Ok((snapshot, reporter.diagnostics))
+}
+
+/// A JSON value read like `serde_json::Value`, except that an object
+/// giving a key twice is an error at that key (`Value` keeps the last one
+/// silently: a second `"tools": []` would empty the server).
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Strict, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(value)) = seq.next_element()? {
+            out.push(value);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the key `{key}` is given twice in one object (a JSON reader keeps only one of them)"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 fn server_info(map: &Map<String, Value>, reporter: &mut Reporter<'_>) -> ServerInfo {

@@ -183,6 +183,95 @@ fn a_broken_snapshot_is_a_diagnostic_and_the_rest_loads() {
     );
 }
 
+/// Snapshots built to hurt: 100 MB, nested 100,000 deep, not UTF-8, a key
+/// given twice, a symlink out of the root. Each is one error at its
+/// line:column, none loads a server, and the rest of the catalog loads —
+/// a snapshot linked from elsewhere in the root among it.
+#[cfg(unix)]
+#[test]
+fn hostile_snapshots_are_one_error_each_at_their_place() {
+    let folder = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = folder.path();
+    write(root, "good/mcp-tools.json", snapshot(Some("Good."), &["a"]));
+    write(root, "shared/files.json", snapshot(Some("Linked."), &["b"]));
+    std::fs::create_dir_all(root.join("linked")).unwrap();
+    std::os::unix::fs::symlink("../shared/files.json", root.join("linked/mcp-tools.json")).unwrap();
+    // 100 MB, sparse: refused by its size, before reading.
+    std::fs::create_dir_all(root.join("huge")).unwrap();
+    std::fs::File::create(root.join("huge/mcp-tools.json"))
+        .unwrap()
+        .set_len(100 * 1024 * 1024)
+        .unwrap();
+    let deep = format!(
+        "{{\"tools\": [{{\"name\": \"a\", \"inputSchema\": {}1{}}}]}}",
+        "{\"a\": ".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    write(root, "deep/mcp-tools.json", deep);
+    write(
+        root,
+        "binary/mcp-tools.json",
+        b"{\"tools\": [\n  {\"name\": \"caf\xc3\xa9 \xff\"}]}".as_slice(),
+    );
+    write(
+        root,
+        "twice/mcp-tools.json",
+        "{\"tools\": [{\"name\": \"a\"}],\n \"tools\": []}\n",
+    );
+    let secret = write(
+        outside.path(),
+        "mcp-tools.json",
+        snapshot(None, &["secret"]),
+    );
+    std::fs::create_dir_all(root.join("out")).unwrap();
+    std::os::unix::fs::symlink(&secret, root.join("out/mcp-tools.json")).unwrap();
+
+    let catalog = CatalogBuilder::new([root]).build().unwrap();
+    let servers: Vec<&str> = catalog
+        .tool_servers()
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(servers, ["good", "linked"], "{servers:?}");
+    let errors: Vec<String> = catalog
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == skilldex::model::Severity::Error)
+        .map(|d| {
+            let path = d.path.strip_prefix(root).unwrap_or(&d.path);
+            format!(
+                "{}:{}:{} {}: {}",
+                path.display(),
+                d.line,
+                d.column,
+                d.code,
+                d.message
+            )
+        })
+        .collect();
+    let expected = [
+        "binary/mcp-tools.json:2:18 snapshot-unreadable: the file is not UTF-8 (byte 0xFF here)",
+        "deep/mcp-tools.json:1:",
+        "huge/mcp-tools.json:1:1 snapshot-unreadable: the snapshot is 104,857,600 bytes; the limit is 67,108,864",
+        "out/mcp-tools.json:1:1 snapshot-outside: this mcp-tools.json is a symlink to ",
+        "twice/mcp-tools.json:2:8 snapshot-invalid: the key `tools` is given twice in one object",
+    ];
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+    for (error, expected) in errors.iter().zip(expected) {
+        assert!(
+            error.starts_with(expected),
+            "{error}\nshould start with {expected}"
+        );
+    }
+    assert!(
+        errors[1].contains("snapshot-invalid: not valid JSON: recursion limit exceeded"),
+        "{errors:#?}"
+    );
+    let listed = run_in(root, &["--root", ".", "list", "--json"]);
+    assert!(!listed.stdout.contains("secret"), "{}", listed.stdout);
+}
+
 #[test]
 fn the_live_catalog_follows_snapshot_and_readme_edits() {
     let folder = tempfile::tempdir().unwrap();
