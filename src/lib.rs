@@ -26,6 +26,7 @@
 pub mod catalog;
 pub mod config;
 pub mod contain;
+pub mod declared;
 pub mod embed;
 mod hash;
 pub mod link;

@@ -114,6 +114,8 @@ pub enum Code {
     BodyTooLong,
     LinkBroken,
     LinkEscapes,
+    DeclaredToolUnknown,
+    DeclaredServerUnknown,
     /// A finding about a tool catalog (`mcp-tools.json`): one of
     /// [`TOOL_CODES`], whose severity does not depend on the profile.
     Tool(&'static str),
@@ -215,6 +217,8 @@ impl Code {
         Code::BodyTooLong,
         Code::LinkBroken,
         Code::LinkEscapes,
+        Code::DeclaredToolUnknown,
+        Code::DeclaredServerUnknown,
     ];
 
     /// Every code: the skill codes of [`Code::ALL`], then the tool codes
@@ -290,6 +294,8 @@ impl Code {
             Code::BodyTooLong => "body-too-long",
             Code::LinkBroken => "link-broken",
             Code::LinkEscapes => "link-escapes",
+            Code::DeclaredToolUnknown => "declared-tool-unknown",
+            Code::DeclaredServerUnknown => "declared-server-unknown",
             Code::Tool(code) => code,
         }
     }
@@ -348,7 +354,10 @@ impl Code {
             Code::NameNotAscii | Code::NameReservedWord | Code::XmlTag => (None, Some(Error), None),
             Code::DescriptionNoTrigger => (Some(Info), Some(Warning), None),
             Code::BodyTooLong => (Some(Warning), Some(Warning), None),
-            Code::LinkBroken | Code::LinkEscapes => (Some(Warning), Some(Error), None),
+            Code::LinkBroken | Code::LinkEscapes | Code::DeclaredToolUnknown => {
+                (Some(Warning), Some(Error), None)
+            }
+            Code::DeclaredServerUnknown => (Some(Info), Some(Warning), None),
             Code::Tool(code) => {
                 // The same in every profile; an unknown tool code is a
                 // sanitiser's note.
@@ -470,6 +479,10 @@ pub struct Skill {
     /// search. Not serialized.
     #[serde(skip)]
     pub lead: String,
+    /// The MCP tools the skill declares it needs (`allowed-tools`,
+    /// `metadata.mcp-tools`, `agents/openai.yaml`), in that order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declared_tools: Vec<DeclaredTool>,
 }
 
 impl Skill {
@@ -605,6 +618,33 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// One MCP tool a skill declares it needs (or every tool of a server);
+/// read and resolved by `crate::declared`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeclaredTool {
+    pub server: String,
+    /// `None`: every tool of the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Where it is declared: `allowed-tools`, `metadata.mcp-tools` or
+    /// `agents/openai.yaml`.
+    pub declared_in: &'static str,
+    /// The file that declares it (the skill file, or the Codex file).
+    pub path: std::path::PathBuf,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl DeclaredTool {
+    /// `server/tool`, or `server` for a whole server.
+    pub fn id(&self) -> String {
+        match &self.tool {
+            Some(tool) => format!("{}/{tool}", self.server),
+            None => self.server.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,6 +674,7 @@ mod tests {
             shadowed: true,
             headings: String::new(),
             lead: String::new(),
+            declared_tools: Vec::new(),
         };
         for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {
             assert!(skill.answers_to(key), "{key}");
@@ -701,7 +742,7 @@ mod tests {
         assert_eq!(names.len(), Code::ALL.len());
         // A code left out of `ALL` would still be reported but could not
         // be filtered: the last one declared is the canary.
-        assert_eq!(Code::ALL.last(), Some(&Code::LinkEscapes));
+        assert_eq!(Code::ALL.last(), Some(&Code::DeclaredServerUnknown));
     }
 
     #[test]

@@ -62,7 +62,13 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
     });
     let builder = builder(&cli.global, profile)?.check_bodies(true);
     let catalog = build(&cli.global, &builder)?;
-    let all = catalog.diagnostics();
+    // With what the skills' tool declarations miss in the tool catalogs.
+    let declared = skilldex::declared::diagnostics(&catalog);
+    let mut all = catalog.diagnostics().to_vec();
+    if !declared.is_empty() {
+        all.extend(declared);
+        all.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+    }
     let kept: Vec<&Diagnostic> = all
         .iter()
         .filter(|d| !allow.contains(&d.code))

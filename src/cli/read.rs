@@ -217,7 +217,22 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
             return Ok(ExitCode::from(code));
         }
     };
+    // The MCP tools the skill declares, beside its SKILL.md.
+    let declared: Vec<(String, &'static str, String)> = catalog
+        .get(&result.skill)
+        .filter(|_| result.path == "SKILL.md")
+        .map(|skill| {
+            skilldex::declared::resolve(skill, &catalog)
+                .into_iter()
+                .map(|(d, r)| (d.id(), d.declared_in, r.status(d)))
+                .collect()
+        })
+        .unwrap_or_default();
     if args.json {
+        let mcp_tools: Vec<serde_json::Value> = declared
+            .iter()
+            .map(|(id, from, status)| serde_json::json!({"id": id, "declared_in": from, "status": status}))
+            .collect();
         write_json(&serde_json::json!({
             "skill": result.skill,
             "path": result.path,
@@ -232,6 +247,7 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
             "note": result.note,
             "files": result.files,
             "links": result.links,
+            "mcp_tools": mcp_tools,
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -253,6 +269,17 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
         .collect();
     if !broken.is_empty() {
         writeln!(out, "broken links: {}", broken.join(", "))?;
+    }
+    if !declared.is_empty() {
+        let tools: Vec<String> = declared
+            .iter()
+            .map(|(id, _, status)| format!("{id} ({status})"))
+            .collect();
+        writeln!(
+            out,
+            "mcp tools: {}",
+            skilldex::model::printable(&tools.join(", "))
+        )?;
     }
     if result.start_line > result.end_line {
         writeln!(

@@ -97,6 +97,17 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
     for (k, v) in &skill.metadata {
         field("metadata", &format!("{k} = {v}"))?;
     }
+    for (declared, resolved) in skilldex::declared::resolve(skill, &catalog) {
+        field(
+            "mcp tool",
+            &skilldex::model::printable(&format!(
+                "{} (from {}) — {}",
+                declared.id(),
+                declared.declared_in,
+                resolved.status(declared)
+            )),
+        )?;
+    }
     for (k, v) in &skill.extra {
         field("extra", &format!("{k} = {v}"))?;
     }

@@ -21,6 +21,17 @@ pub(super) fn skill_of(
     facts: FileFacts,
 ) -> Option<Skill> {
     let fields = fields?;
+    let mut declared_tools = super::declared::from_fields(
+        fields.allowed_tools.as_deref(),
+        fields.position("allowed-tools"),
+        fields
+            .metadata
+            .get(super::declared::METADATA_KEY)
+            .map(String::as_str),
+        fields.position("metadata"),
+        path,
+    );
+    declared_tools.extend(codex_declarations(path));
     let description = fields
         .description
         .as_deref()
@@ -55,6 +66,7 @@ pub(super) fn skill_of(
         shadowed: false,
         headings: String::new(),
         lead: String::new(),
+        declared_tools,
     })
 }
 
@@ -102,6 +114,39 @@ pub(super) fn folder_name_of(path: &Path) -> String {
     folder(path)
         .or_else(|| std::path::absolute(path).ok().and_then(|p| folder(&p)))
         .unwrap_or_default()
+}
+
+/// The servers the skill's `agents/openai.yaml` declares (Codex), read
+/// through the skill folder's boundary; none when there is no such file.
+fn codex_declarations(skill_file: &Path) -> Vec<crate::model::DeclaredTool> {
+    use std::io::Read as _;
+    let Some(dir) = skill_file.parent() else {
+        return Vec::new();
+    };
+    // Most skills have no `agents/` folder: one stat, not two opens.
+    if !dir.join("agents").is_dir() {
+        return Vec::new();
+    }
+    let Ok(folder) = crate::contain::Folder::open(dir) else {
+        return Vec::new();
+    };
+    let Ok(opened) = folder.open_path(super::declared::CODEX_FILE) else {
+        return Vec::new();
+    };
+    // A sidecar of a few lines; anything past 64 KiB is not one.
+    if opened.kind != crate::contain::OpenedKind::File || opened.len > 64 * 1024 {
+        return Vec::new();
+    }
+    let mut text = String::new();
+    if opened
+        .file
+        .take(64 * 1024)
+        .read_to_string(&mut text)
+        .is_err()
+    {
+        return Vec::new();
+    }
+    super::declared::from_codex_file(&text, &dir.join(super::declared::CODEX_FILE))
 }
 
 /// Open a file the catalog reads (`SKILL.md`, `mcp-tools.json`) that is

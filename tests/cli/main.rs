@@ -6,6 +6,8 @@ mod bad_input;
 mod budget;
 mod catalog;
 mod config;
+#[cfg(feature = "mcp")]
+mod declared_tools;
 mod disclosure;
 mod eval;
 #[cfg(feature = "mcp")]

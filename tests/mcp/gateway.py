@@ -548,6 +548,91 @@ async def offers(args: argparse.Namespace) -> None:
         sys.exit(1)
 
 
+async def declared(args: argparse.Namespace) -> None:
+    """Skills that declare their tools: reading one appends exactly its
+    declared tools (tools/list_changed, nothing listed moves) and they are
+    called through skilldex; a skill that needs an offered server leads to
+    an install request that, accepted, installs the server and appends the
+    skill's tools of it."""
+    folder = Path(args.folder)
+    changes = 0
+    asked_here: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        nonlocal changes
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changes += 1
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked_here.append((params.meta or {}).get("tool_id"))
+        return types.ElicitResult(action="accept", content={})
+
+    server = StdioServerParameters(command=args.binary, args=["serve", "--no-watch"],
+                                   env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
+                                   cwd=str(folder))
+    async with Client(server, mode=args.mode, message_handler=on_message, elicitation_callback=on_elicit,
+                      cache=None, read_timeout_seconds=30) as client:
+        modern = (client.protocol_version or "") >= "2026-07-28"
+        listen = client.listen(tools_list_changed=True) if modern else None
+        subscription = await listen.__aenter__() if listen else None
+
+        async def count_events() -> None:
+            nonlocal changes
+            async for _ in subscription:
+                changes += 1
+
+        async with anyio.create_task_group() as events:
+            if subscription is not None:
+                events.start_soon(count_events)
+            await declared_session(client, lambda: changes, asked_here)
+            events.cancel_scope.cancel()
+        if listen is not None:
+            await listen.__aexit__(None, None, None)
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+
+
+async def declared_session(client: Client, changes, asked_here: list[str]) -> None:
+    if True:
+        first = dumped((await client.list_tools()).tools)
+        result = await client.call_tool("read_skill", {"name": "bench"})
+        check(not result.is_error and "Measure the sample." in text_of(result), "the declaring skill reads",
+              text_of(result)[:200])
+        await eventually("reading it sends tools/list_changed", lambda: _true(changes() > 0))
+        now = dumped((await client.list_tools()).tools)
+        check(now[:len(first)] == first, "the earlier entries stay byte for byte in place")
+        appended = [json.loads(t)["name"] for t in now[len(first):]]
+        check(appended == ["lab__echo", "lab__slow_count"], "exactly the declared tools are appended", appended)
+        result = await client.call_tool("lab__echo", {"text": "declared"})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("server") == "lab"
+              and structured.get("arguments") == {"text": "declared"},
+              "a declared tool's call reaches its upstream", structured)
+
+        listed = dumped((await client.list_tools()).tools)
+        result = await client.call_tool("read_skill", {"name": "journal"})
+        note = text_of(result)
+        check("`request_install`" in note and "id `notes`" in note, "a skill needing an offered server says how to ask",
+              note[-400:])
+        result = await client.call_tool("request_install", {"type": "mcp_server", "action": "install", "id": "notes",
+                                                            "suggest_reason": "The skill `journal` needs it."})
+        answer = json.loads(text_of(result))
+        check(asked_here == ["notes"] and answer.get("completed") is True, "the install is asked and done",
+              (asked_here, answer))
+        appended = answer.get("appended") or []
+        check("notes__echo" in appended and len(appended) == answer.get("tools")
+              and all(name.startswith("notes__") for name in appended),
+              "the skill declares the whole server: the answer names each of its tools, appended", answer)
+        now = dumped((await client.list_tools()).tools)
+        check(now[:len(listed)] == listed, "the install moves nothing listed")
+        check([json.loads(t)["name"] for t in now[len(listed):]] == answer.get("appended"),
+              "the skill's tools of the new server are appended", [json.loads(t)["name"] for t in now[len(listed):]])
+        result = await client.call_tool("notes__echo", {"text": "hi"})
+        check(not result.is_error and (result.structured_content or {}).get("server") == "notes",
+              "the installed server's declared tool runs", text_of(result))
+
+
 async def _true(value: bool) -> bool:
     return value
 
@@ -559,5 +644,5 @@ if __name__ == "__main__":
     parser.add_argument("--folder", required=True)
     parser.add_argument("--scenario", default="gateway")
     parsed = parser.parse_args()
-    scenarios = {"appear": appear, "offers": offers, "gateway": main}
+    scenarios = {"appear": appear, "offers": offers, "gateway": main, "declared": declared}
     anyio.run(scenarios[parsed.scenario], parsed)

@@ -20,6 +20,7 @@
 //! into the handler.
 
 pub mod arguments;
+mod declared;
 pub mod find;
 pub mod install;
 pub mod loaded;
@@ -81,6 +82,10 @@ pub struct Gateway {
     /// Suggestions the user declined for good (`action:type:id`): those of
     /// `declined_suggestions` in the configuration, and this session's.
     pub suppressed: Mutex<BTreeSet<String>>,
+    /// Servers that skills read in this session declare but that are not
+    /// installed (or are disabled), with those skills' names: installing
+    /// one appends the tools they declare of it.
+    wanted: Mutex<BTreeMap<String, BTreeSet<String>>>,
 }
 
 /// Why a gateway tool's arguments are refused.
@@ -130,6 +135,7 @@ impl Gateway {
                     .map(|s| s.declined_suggestions.clone())
                     .unwrap_or_default(),
             ),
+            wanted: Mutex::new(BTreeMap::new()),
         }
     }
 

@@ -51,17 +51,38 @@ impl SkilldexServer {
         let ignored = tools::ignored_note(&name, &arguments);
         let answer = match name.as_str() {
             tools::READ_SKILL => {
+                // Its SKILL.md (whole or in part, not another file): the
+                // skill's declared tools are loaded once it has been read.
+                let whole_skill = match arguments.get("path") {
+                    None | Some(serde_json::Value::Null) => true,
+                    Some(path) => path.as_str().is_some_and(|p| {
+                        crate::scan::SKILL_FILE_NAMES.contains(&p.trim_start_matches("./"))
+                    }),
+                };
+                let name = arguments
+                    .get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_string);
                 // A read opens files: off the protocol thread, so a slow
                 // disk or a hostile file never holds up other requests.
-                let view = Arc::clone(&view);
+                let task_view = Arc::clone(&view);
                 let task = tokio::task::spawn_blocking(move || {
                     let checked = Arguments::new(tools::READ_SKILL, &arguments)?;
-                    let locate = |uri: &str| view.index.locate(uri);
-                    tools::read_skill(&view.catalog, &checked, &locate)
+                    let locate = |uri: &str| task_view.index.locate(uri);
+                    tools::read_skill(&task_view.catalog, &checked, &locate)
                 });
-                task.await
+                let answer = task
+                    .await
                     .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
-                    .map_err(Self::invalid)?
+                    .map_err(Self::invalid)?;
+                let note = match name.filter(|_| whole_skill) {
+                    Some(name) => self.load_declared_tools(&name, &context, &view).await,
+                    None => None,
+                };
+                let mut result = Self::answer(answer);
+                result.content.extend(note.map(ContentBlock::text));
+                result.content.extend(ignored.map(ContentBlock::text));
+                return Ok(result.into());
             }
             tools::GREP_SKILLS => {
                 // Grep may read every file: keep it off the protocol thread.

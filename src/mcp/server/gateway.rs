@@ -14,7 +14,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData as McpError;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 impl SkilldexServer {
@@ -94,6 +94,47 @@ impl SkilldexServer {
                 let result = with_note(result, fitted.note);
                 Some(Ok(result.into()))
             }
+        }
+    }
+
+    /// After a read of skill `name`: its declared tools loaded (and the
+    /// client told the list changed), and a note saying what was done.
+    pub(super) async fn load_declared_tools(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+    ) -> Option<String> {
+        let gateway = &self.inner.gateway;
+        if !gateway.is_on() {
+            return None;
+        }
+        let skill = view.catalog.get(name)?;
+        let set = self.tool_set(view);
+        let (note, grew) = gateway.load_declared(skill, &set, &reserved_name);
+        if grew {
+            self.notify_tools_changed(Some(&context.peer)).await;
+        }
+        note
+    }
+
+    /// After the server `name` joined: append the tools of it that skills
+    /// read in this session declare; names them in `answer.appended`.
+    pub(super) async fn append_wanted_tools(
+        &self,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+        view: &View,
+        answer: &mut Value,
+    ) {
+        let set = self.tool_set(view);
+        let added = self
+            .inner
+            .gateway
+            .load_wanted(name, &view.catalog, &set, &reserved_name);
+        if !added.is_empty() {
+            answer["appended"] = json!(added);
+            self.notify_tools_changed(Some(&context.peer)).await;
         }
     }
 

@@ -132,6 +132,8 @@ impl SkilldexServer {
         }
         self.sync_server_tools(view, name, command, &mut answer, &mut notes)
             .await?;
+        self.append_wanted_tools(name, context, view, &mut answer)
+            .await;
         answer["completed"] = json!(true);
         if !notes.is_empty() {
             answer["note"] = json!(notes.join("; "));
@@ -255,6 +257,8 @@ impl SkilldexServer {
         let command = gateway.install_server(&server);
         self.sync_server_tools(view, name, command, &mut answer, &mut notes)
             .await?;
+        self.append_wanted_tools(name, context, view, &mut answer)
+            .await;
         answer["completed"] = json!(answer.get("tools").is_some());
         if !notes.is_empty() {
             answer["note"] = json!(notes.join("; "));
