@@ -535,7 +535,7 @@ pub fn tool_bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
         catalog
             .tools()
             .map(|(_, tool)| {
-                let [name, described, parameters] = super::tools::tool_text(tool);
+                let [name, described, parameters] = super::kinds::tool_text(tool);
                 (tool.id.clone(), format!("{name} {described} {parameters}"))
             })
             .collect(),

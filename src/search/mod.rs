@@ -23,18 +23,18 @@
 #[doc(hidden)]
 pub mod eval;
 pub(crate) mod index;
+mod kinds;
 mod named;
 mod output;
 mod plan;
+mod rank;
 mod searchable;
 pub mod semantic;
-mod skills;
 pub mod specs;
 mod text;
-mod tools;
 
 use crate::catalog::Catalog;
-use index::{FieldSpec, Inverted};
+pub use kinds::ToolScoring;
 use named::select;
 pub use named::select_list;
 pub use output::{advice, results_json, tool_specs};
@@ -42,7 +42,6 @@ use plan::NameWords;
 pub use searchable::{Searchable, READY_GRACE, WARMING_NOTE};
 pub use semantic::{skill_text, tool_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
-pub use tools::ToolScoring;
 
 /// Options of one search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,8 +230,8 @@ pub fn entry_text(catalog: &Catalog, kind: EntryKind, index: usize) -> Option<St
         }
         EntryKind::Tool => {
             let (server, tool) = catalog.tool_at(index)?;
-            let [name, described, parameters] = tools::tool_text(tool);
-            let [server_name, server_described] = tools::server_text(server);
+            let [name, described, parameters] = kinds::tool_text(tool);
+            let [server_name, server_described] = kinds::server_text(server);
             Some([name, described, parameters, server_name, server_described].join("\n"))
         }
     }
@@ -241,21 +240,12 @@ pub fn entry_text(catalog: &Catalog, kind: EntryKind, index: usize) -> Option<St
 /// The search index of one catalog snapshot, built once on first use.
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
-    skills: Inverted,
-    namespaces: Inverted,
-    /// Per skill: index of its namespace in `Catalog::namespaces`.
-    skill_namespace: Vec<u32>,
-    /// Runs of skills of one namespace: (namespace, first skill, end).
-    namespace_runs: Vec<(u32, u32, u32)>,
-    /// Per namespace: the nearest ancestor namespace, or `u32::MAX`.
-    parent: Vec<u32>,
-    /// Per skill: its place among the skills sorted by id (ties in score
-    /// go by id, and comparing these is cheaper than the strings).
-    id_rank: Vec<u32>,
+    skills: rank::Tier,
     /// Built on the first query word the index does not know.
     names: std::sync::OnceLock<NameWords>,
-    /// The tools' half (empty when the catalog has none).
-    tools: tools::ToolIndex,
+    /// The tools (empty when the catalog has none).
+    tools: rank::Tier,
+    tool_scoring: ToolScoring,
 }
 
 impl SearchIndex {
@@ -266,125 +256,17 @@ impl SearchIndex {
     /// The index with tools scored as `scoring` says (flat scoring is kept
     /// to measure what the hierarchy brings).
     pub fn build_with(catalog: &Catalog, scoring: ToolScoring) -> SearchIndex {
-        let tool_index = tools::ToolIndex::build(catalog, scoring);
-        let skill_texts: Vec<[&str; 4]> = catalog
-            .skills()
-            .iter()
-            .map(|s| [s.name.as_str(), &s.description, &s.headings, &s.lead])
-            .collect();
-        let skills = Inverted::build(
-            [
-                FieldSpec {
-                    weight: 3.0,
-                    b: 0.3,
-                    min_idf: NAME_IDF_FLOOR,
-                },
-                FieldSpec {
-                    weight: 1.0,
-                    b: 0.75,
-                    min_idf: 0.0,
-                },
-                FieldSpec {
-                    weight: 0.5,
-                    b: 0.5,
-                    min_idf: 0.0,
-                },
-                // The body's first paragraph: the skill in its own words,
-                // often the terms a user would type; at low weight, as it
-                // also says much that is not what the skill is for.
-                FieldSpec {
-                    weight: LEAD_WEIGHT,
-                    b: 0.75,
-                    min_idf: 0.0,
-                },
-            ],
-            &skill_texts,
-        );
-        let namespaces = catalog.namespaces();
-        let namespace_texts: Vec<[&str; 2]> = namespaces
-            .iter()
-            .map(|n| [n.name.as_str(), &n.description])
-            .collect();
-        let ns_index = Inverted::build(
-            [
-                FieldSpec {
-                    weight: 2.0,
-                    b: 0.0,
-                    min_idf: NAME_IDF_FLOOR,
-                },
-                FieldSpec {
-                    weight: 1.0,
-                    b: 0.5,
-                    min_idf: 0.0,
-                },
-            ],
-            &namespace_texts,
-        );
-        let position = |name: &str| {
-            namespaces
-                .binary_search_by(|n| n.name.as_str().cmp(name))
-                .map_or(u32::MAX, |i| i as u32)
-        };
-        // Skills come sorted by namespace: look each run up once.
-        let mut last: Option<(&str, u32)> = None;
-        let skill_namespace: Vec<u32> = catalog
-            .skills()
-            .iter()
-            .map(|s| match last {
-                Some((name, p)) if name == s.namespace => p,
-                _ => {
-                    let p = position(&s.namespace);
-                    last = Some((&s.namespace, p));
-                    p
-                }
-            })
-            .collect();
-        let mut namespace_runs: Vec<(u32, u32, u32)> = Vec::new();
-        for (d, &ns) in skill_namespace.iter().enumerate() {
-            match namespace_runs.last_mut() {
-                Some((n, _, end)) if *n == ns => *end = d as u32 + 1,
-                _ => namespace_runs.push((ns, d as u32, d as u32 + 1)),
-            }
-        }
-        let parent = namespaces
-            .iter()
-            .map(|n| {
-                let mut name = n.name.as_str();
-                while let Some((up, _)) = name.rsplit_once('/') {
-                    let p = position(up);
-                    if p != u32::MAX {
-                        return p;
-                    }
-                    name = up;
-                }
-                u32::MAX
-            })
-            .collect();
-        let mut by_id: Vec<u32> = (0..catalog.skills().len() as u32).collect();
-        by_id.sort_by(|&a, &b| {
-            catalog.skills()[a as usize]
-                .id
-                .cmp(&catalog.skills()[b as usize].id)
-        });
-        let mut id_rank = vec![0u32; by_id.len()];
-        for (rank, &skill) in by_id.iter().enumerate() {
-            id_rank[skill as usize] = rank as u32;
-        }
         SearchIndex {
-            skills,
-            namespaces: ns_index,
-            skill_namespace,
-            namespace_runs,
-            parent,
-            id_rank,
+            skills: kinds::skill_tier(catalog),
             names: std::sync::OnceLock::new(),
-            tools: tool_index,
+            tools: kinds::tool_tier(catalog, scoring),
+            tool_scoring: scoring,
         }
     }
 
     /// How this index scores tools.
     pub fn tool_scoring(&self) -> ToolScoring {
-        self.tools.scoring()
+        self.tool_scoring
     }
 
     /// The words of the skills' names (see [`NameWords`]).
@@ -396,7 +278,7 @@ impl SearchIndex {
                 let words: Vec<(String, u32)> = text::terms(&name)
                     .into_iter()
                     .filter(|t| t.kind == Kind::Word)
-                    .filter_map(|t| Some((t.surface, self.skills.term(&t.text)?)))
+                    .filter_map(|t| Some((t.surface, self.skills.entries.term(&t.text)?)))
                     .collect();
                 if words.is_empty() {
                     continue;
@@ -423,13 +305,7 @@ impl SearchIndex {
 
     /// Approximate heap size in bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.skills.heap_bytes()
-            + self.namespaces.heap_bytes()
-            + self.skill_namespace.len() * 4
-            + self.namespace_runs.len() * 12
-            + self.parent.len() * 4
-            + self.id_rank.len() * 4
-            + self.tools.heap_bytes()
+        self.skills.heap_bytes() + self.tools.heap_bytes()
     }
 }
 
@@ -470,52 +346,67 @@ fn search(
     let query = cut_at_char(query, MAX_QUERY_BYTES);
     let want_tools = options.kind != Some(EntryKind::Skill) && catalog.tool_count() > 0;
     let want_skills = options.kind != Some(EntryKind::Tool);
-    let skills = want_skills.then(|| skills::search_skills(catalog, index, query, limit, semantic));
-    if !want_tools {
-        return skills.unwrap_or_else(|| SearchResults {
-            query: query.to_string(),
-            hits: Vec::new(),
-            namespaces: Vec::new(),
-            no_match: true,
-            confidence: Confidence::Low,
-            semantic: false,
-            unmatched_terms: Vec::new(),
-            weak_terms: Vec::new(),
-        });
-    }
-    let tool_cosines = semantic.filter(|s| s.tools.len() == catalog.tool_count());
-    let tools = tools::search_tools(catalog, &index.tools, query, limit, tool_cosines);
-    merge(query, skills, tools, limit)
+    let skills = want_skills.then(|| {
+        let query = rank::Query {
+            kind: EntryKind::Skill,
+            text: query,
+            names: Some(index.name_words(catalog)),
+            pinned: named::named_skills(catalog, query),
+            limit,
+            semantic: semantic.map(|s| (s.cosines.as_slice(), s.weight)),
+        };
+        let skills = catalog.skills();
+        rank::answer(
+            &index.skills,
+            query,
+            |g| catalog.namespaces()[g].name.clone(),
+            |e, word| skills[e].name.contains(word),
+        )
+    });
+    let tools = want_tools.then(|| {
+        let query = rank::Query {
+            kind: EntryKind::Tool,
+            text: query,
+            names: None,
+            pinned: named::named_tools(catalog, query),
+            limit,
+            semantic: semantic
+                .filter(|s| s.tools.len() == catalog.tool_count())
+                .map(|s| (s.tools.as_slice(), s.weight)),
+        };
+        rank::answer(
+            &index.tools,
+            query,
+            |g| catalog.tool_servers()[g].name.clone(),
+            |e, word| {
+                catalog
+                    .tool_at(e)
+                    .is_some_and(|(_, tool)| tool.id.to_lowercase().contains(word))
+            },
+        )
+    });
+    merge(
+        query,
+        [skills, tools].into_iter().flatten().collect(),
+        limit,
+    )
 }
 
-/// One answer of the skills' and the tools' answers: hits by score (a
-/// skill before a tool at equal scores), words unmatched only when both
+/// One answer of the kinds' answers: hits by score (a skill before a tool
+/// at equal scores), groups by score, words unmatched only when every kind
 /// missed them.
-fn merge(
-    query: &str,
-    skills: Option<SearchResults>,
-    tools: tools::ToolAnswer,
-    limit: usize,
-) -> SearchResults {
-    let Some(skills) = skills else {
-        return SearchResults {
-            query: query.to_string(),
-            no_match: tools.hits.is_empty(),
-            confidence: answer_confidence(&tools.hits),
-            semantic: tools.semantic,
-            hits: tools.hits,
-            namespaces: tools.servers,
-            unmatched_terms: tools.unmatched_terms,
-            weak_terms: tools.weak_terms,
-        };
-    };
-    let mut hits = skills.hits;
-    hits.extend(tools.hits);
+fn merge(query: &str, answers: Vec<rank::Answer>, limit: usize) -> SearchResults {
+    let mut hits: Vec<Hit> = answers
+        .iter()
+        .flat_map(|a| a.hits.iter().cloned())
+        .collect();
     // Stable: within a kind, the order of its own ranking stays.
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.kind.cmp(&b.kind)));
     hits.truncate(limit);
-    let mut namespaces = skills.namespaces;
-    namespaces.extend(tools.servers);
+    let mut namespaces: Vec<NamespaceScore> = answers
+        .iter()
+        .flat_map(|a| a.groups.iter().cloned())
+        .collect();
     namespaces.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -523,28 +414,32 @@ fn merge(
     });
     namespaces.truncate(3);
     let missed =
-        |terms: &[String], weak: &[String], t: &String| terms.contains(t) || weak.contains(t);
-    let unmatched_terms: Vec<String> = skills
-        .unmatched_terms
-        .iter()
-        .filter(|t| tools.unmatched_terms.contains(t))
-        .cloned()
-        .collect();
+        |a: &rank::Answer, t: &String| a.unmatched_terms.contains(t) || a.weak_terms.contains(t);
+    let mut unmatched_terms: Vec<String> = Vec::new();
     let mut weak_terms: Vec<String> = Vec::new();
-    for t in skills.weak_terms.iter().chain(&tools.weak_terms) {
-        if missed(&skills.unmatched_terms, &skills.weak_terms, t)
-            && missed(&tools.unmatched_terms, &tools.weak_terms, t)
-            && !unmatched_terms.contains(t)
-            && !weak_terms.contains(t)
-        {
-            weak_terms.push(t.clone());
+    for answer in &answers {
+        for t in &answer.unmatched_terms {
+            if answers.iter().all(|a| a.unmatched_terms.contains(t)) && !unmatched_terms.contains(t)
+            {
+                unmatched_terms.push(t.clone());
+            }
+        }
+    }
+    for answer in &answers {
+        for t in &answer.weak_terms {
+            if answers.iter().all(|a| missed(a, t))
+                && !unmatched_terms.contains(t)
+                && !weak_terms.contains(t)
+            {
+                weak_terms.push(t.clone());
+            }
         }
     }
     SearchResults {
         query: query.to_string(),
         no_match: hits.is_empty(),
         confidence: answer_confidence(&hits),
-        semantic: skills.semantic || tools.semantic,
+        semantic: answers.iter().any(|a| a.semantic),
         hits,
         namespaces,
         unmatched_terms,

@@ -3,8 +3,9 @@
 //! or id appears in a query (they rank first).
 
 use super::MAX_SELECT;
-use super::{answer_confidence, tools, Confidence, EntryKind, Hit, SearchOptions, SearchResults};
+use super::{answer_confidence, Confidence, EntryKind, Hit, SearchOptions, SearchResults};
 use crate::catalog::Catalog;
+use crate::toolcat::{CatalogTool, ToolNamespace};
 
 /// `select:a,b` → the listed names.
 /// The list of a `select:a,b` query.
@@ -36,7 +37,7 @@ pub(super) fn select(
             (options.kind != Some(EntryKind::Skill))
                 .then(|| catalog.tool_entry(name))
                 .flatten()
-                .and_then(|(server, tool)| tools::position_of(catalog, server, tool))
+                .and_then(|(server, tool)| position_of(catalog, server, tool))
                 .map(|index| (EntryKind::Tool, index))
         };
         match skill.or_else(tool) {
@@ -112,4 +113,57 @@ pub(super) fn named_skills(catalog: &Catalog, query: &str) -> Vec<usize> {
         }
     }
     found
+}
+
+/// Tools named in the query: a word that is a tool's id (`server/tool`)
+/// or a tool name only one server has, given on purpose (the whole query,
+/// or a word with `_`, `-`, `.` or `/` in it), in order; as indices of
+/// `Catalog::tools`.
+pub(super) fn named_tools(catalog: &Catalog, query: &str) -> Vec<usize> {
+    if catalog.tool_count() == 0 {
+        return Vec::new();
+    }
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "\"'`()[]{}<>,;:!?".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| w.len() >= 2)
+        .collect();
+    let mut found = Vec::new();
+    for word in &words {
+        if words.len() > 1 && !word.contains(['-', '/', '_', '.']) {
+            continue;
+        }
+        if let Some((server, tool)) = catalog
+            .tool_entry(word)
+            .or_else(|| catalog.tool_entry(&word.to_lowercase()))
+        {
+            if let Some(index) = position_of(catalog, server, tool) {
+                if !found.contains(&index) {
+                    found.push(index);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The index in `Catalog::tools` of `tool` of `server`.
+pub(crate) fn position_of(
+    catalog: &Catalog,
+    server: &ToolNamespace,
+    tool: &CatalogTool,
+) -> Option<usize> {
+    let mut offset = 0;
+    for s in catalog.tool_servers() {
+        if s.name == server.name {
+            return s
+                .tools
+                .iter()
+                .position(|t| t.name == tool.name)
+                .map(|t| offset + t);
+        }
+        offset += s.tools.len();
+    }
+    None
 }
