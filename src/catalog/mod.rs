@@ -316,25 +316,7 @@ impl Assembly {
 
     /// The skills of the found files in precedence order.
     fn skills_from(&mut self, mut found: Vec<&FoundSkill>) -> Vec<Arc<Skill>> {
-        // Precedence: earlier root, then a skill in plain folders before a
-        // copy under a hidden one (`.gemini/`, `.cursor/`: tool-specific
-        // stubs), then shallower path, then path order. Paths under one
-        // root share its prefix, so comparing whole paths orders them as
-        // their paths inside the root.
-        found.sort_by(|a, b| {
-            (
-                a.root,
-                a.hidden,
-                a.depth,
-                a.path.as_os_str().as_encoded_bytes(),
-            )
-                .cmp(&(
-                    b.root,
-                    b.hidden,
-                    b.depth,
-                    b.path.as_os_str().as_encoded_bytes(),
-                ))
-        });
+        crate::scan::precedence::by_precedence(&mut found);
         // Folders holding a `SKILL.md`, needed only when a lower-case
         // `skill.md` exists somewhere.
         let any_lowercase = found.iter().any(|f| !f.upper_case_name);

@@ -65,20 +65,7 @@ pub(crate) fn tool_part_of(
         return part;
     }
     let mut found: Vec<&FoundToolCatalog> = found.to_vec();
-    found.sort_by(|a, b| {
-        (
-            a.root,
-            a.hidden,
-            a.depth,
-            a.path.as_os_str().as_encoded_bytes(),
-        )
-            .cmp(&(
-                b.root,
-                b.hidden,
-                b.depth,
-                b.path.as_os_str().as_encoded_bytes(),
-            ))
-    });
+    crate::scan::precedence::by_precedence(&mut found);
     // The README front matter of each folder (a README whose front matter
     // sets a description).
     let readme_of: HashMap<(usize, &Path), &FoundNamespaceFile> = readmes

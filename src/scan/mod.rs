@@ -3,11 +3,10 @@
 //!
 //! The walk (`walk.rs`, parallel, folders opened relative to their parent)
 //! applies `.gitignore`/`.ignore` files of the tree with `ignore`'s matcher
-//! (not the user's global excludes), hidden folders are
-//! searched (skills live in `.claude/skills`, `.github/skills`, ...), `.git`,
-//! `node_modules` and `target` are skipped, and symlinks to folders and files
-//! are followed with loop detection. Each skill file is read and its header
-//! parsed right in the walker threads, so reading overlaps walking.
+//! (not the user's global excludes), hidden folders are searched (skills
+//! live in `.claude/skills`, `.github/skills`, ...), `.git`, `node_modules`
+//! and `target` are skipped, symlinks are followed with loop detection. Each
+//! skill file is read and parsed in the walker threads (reading overlaps walking).
 //!
 //! Only the head of a large file is read: the directory needs the header,
 //! and bodies are read on demand. Every bound (depth, entries, file size)
@@ -27,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod declared;
+pub(crate) mod precedence;
 mod read;
 mod tools;
 mod walk;

@@ -43,6 +43,12 @@ pub struct FoundToolCatalog {
     pub stale: bool,
 }
 
+impl super::precedence::Found for FoundToolCatalog {
+    fn place(&self) -> (usize, bool, usize, &std::path::Path) {
+        (self.root, self.hidden, self.depth, &self.path)
+    }
+}
+
 /// Read and load the snapshot the walk met at `entry`.
 pub(super) fn read_tool_catalog(
     root: usize,
