@@ -63,6 +63,23 @@ fn names(listed: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The last text block of `read_skill`'s answer for `name`: the note on
+/// its declared tools.
+fn read_note(raw: &mut Raw, name: &str) -> String {
+    let answer = raw.request(
+        "tools/call",
+        json!({"name": "read_skill", "arguments": {"name": name}}),
+    );
+    answer["result"]["content"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 fn serve(folder: &Path) -> Raw {
     let config = folder.join("skilldex.yaml");
     Raw::start(
@@ -209,18 +226,7 @@ fn reading_a_skill_appends_exactly_its_declared_tools_and_they_are_proxied() {
     // Read again: nothing more is added.
     let (is_error, text) = raw.call("read_skill", json!({"name": "bench", "section": "bench"}));
     assert!(!is_error, "{text}");
-    let again = raw.request(
-        "tools/call",
-        json!({"name": "read_skill", "arguments": {"name": "bench"}}),
-    );
-    let note = again["result"]["content"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let note = read_note(&mut raw, "bench");
     assert!(
         note.contains("Already in your tool list: `lab__echo`"),
         "{note}"
@@ -229,18 +235,7 @@ fn reading_a_skill_appends_exactly_its_declared_tools_and_they_are_proxied() {
 
     // A declared server that is offered but not installed: the install
     // request that would add it; one that is nowhere: said so.
-    let answer = raw.request(
-        "tools/call",
-        json!({"name": "read_skill", "arguments": {"name": "journal"}}),
-    );
-    let note = answer["result"]["content"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let note = read_note(&mut raw, "journal");
     assert!(
         note.contains("it needs the MCP server `notes`, which is offered but not installed: if the task needs it, call `request_install` with type `mcp_server`, action `install`, id `notes`"),
         "{note}"
