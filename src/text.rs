@@ -31,6 +31,21 @@ pub fn thousands(n: usize) -> String {
 }
 
 /// `n` with the noun that fits it: `1 skill`, `1,200 skills`.
+/// A size for people: `512 B`, `3.4 KiB`, `12.0 MiB`, `8.0 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }

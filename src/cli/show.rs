@@ -184,7 +184,7 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
                 "  {:<width$}  {:<12} {:>10}  {}{}",
                 file.path,
                 kind,
-                human_bytes(file.bytes),
+                skilldex::text::bytes(file.bytes),
                 tokens,
                 file.description
                     .as_deref()
@@ -204,16 +204,6 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn human_bytes(bytes: u64) -> String {
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-    }
 }
 
 /// `show server/tool`: the tool's entry and its sanitised input schema.

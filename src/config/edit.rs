@@ -55,17 +55,50 @@ fn persist_edits(
         if !applies(&file.settings) {
             continue;
         }
-        let text = read_text(&file.path, UNREADABLE)?;
-        let new_text = edit(&text).map_err(|error| ConfigError::Edit {
-            path: file.path.clone(),
-            error,
-        })?;
-        if new_text != text {
-            write_atomically(&file.path, &new_text)?;
+        if edit_file(&file.path, &edit)? {
             changed.push(file.path.clone());
         }
     }
     Ok(changed)
+}
+
+/// Edit the configuration file `path` with `edit` (its text → the new
+/// text) and write the result when it differs; true when it was written.
+/// Edits of one file never interleave: the reading, editing and writing
+/// happen under a lock, within this process (several installs of one
+/// session at once) and across processes (an advisory lock on the file's
+/// folder, which a rename does not replace), so no edit is lost.
+pub(super) fn edit_file(
+    path: &Path,
+    edit: impl FnOnce(&str) -> Result<String, EditError>,
+) -> Result<bool, ConfigError> {
+    static EDITS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _in_process = EDITS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    #[cfg(unix)]
+    let _across_processes = lock_folder_of(path);
+    let text = read_text(path, UNREADABLE)?;
+    let new_text = edit(&text).map_err(|error| ConfigError::Edit {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    if new_text == text {
+        return Ok(false);
+    }
+    write_atomically(path, &new_text)?;
+    Ok(true)
+}
+
+/// An exclusive advisory lock on the folder of the file `path` leads to,
+/// held while the returned handle lives; `None` when the folder cannot be
+/// opened or locked (the edit then goes on under the in-process lock).
+#[cfg(unix)]
+fn lock_folder_of(path: &Path) -> Option<std::fs::File> {
+    let target = path.canonicalize().ok()?;
+    let folder = std::fs::File::open(target.parent()?).ok()?;
+    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive).ok()?;
+    Some(folder)
 }
 
 /// Replace the text of the configuration file `path` the way its owner
@@ -101,7 +134,13 @@ pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigErro
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temporary = target.with_file_name(format!(".{name}.skilldex-{}.tmp", std::process::id()));
+    // Unique per write, so two writers never share (or delete) one.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = target.with_file_name(format!(
+        ".{name}.skilldex-{}-{write}.tmp",
+        std::process::id()
+    ));
     let mut options = std::fs::OpenOptions::new();
     // A new file, never one planted under that name (nor a link's target).
     options.write(true).create_new(true);

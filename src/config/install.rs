@@ -4,9 +4,9 @@
 //! edit of this module they keep every other byte of the file (comments,
 //! layout, its mode, a symlink) and are checked by parsing the result.
 
-use super::edit::{append_entry, write_atomically, EditError};
+use super::edit::{append_entry, edit_file, EditError};
 use super::lists::{top_level_key, yaml_scalar};
-use super::load::{parse, read_text, UNREADABLE};
+use super::load::parse;
 use super::{ConfigError, Settings};
 use crate::toolcat::servers::{ConfiguredServer, ServerConfig};
 use std::path::PathBuf;
@@ -26,14 +26,7 @@ pub fn persist_decline(settings: &Settings, key: &str) -> Result<Option<PathBuf>
     let Some(file) = settings.files.last() else {
         return Ok(None);
     };
-    let text = read_text(&file.path, UNREADABLE)?;
-    let new_text = decline_in_text(&text, key).map_err(|error| ConfigError::Edit {
-        path: file.path.clone(),
-        error,
-    })?;
-    if new_text != text {
-        write_atomically(&file.path, &new_text)?;
-    }
+    edit_file(&file.path, |text| decline_in_text(text, key))?;
     Ok(Some(file.path.clone()))
 }
 
@@ -63,16 +56,9 @@ pub fn decline_in_text(text: &str, key: &str) -> Result<String, EditError> {
 /// add it to `mcp_servers` of the file that offers it. Returns that file.
 pub fn persist_server_install(server: &ConfiguredServer) -> Result<PathBuf, ConfigError> {
     let path = &server.source;
-    let text = read_text(path, UNREADABLE)?;
-    let new_text = add_server_in_text(&text, &server.name, &server.config).map_err(|error| {
-        ConfigError::Edit {
-            path: path.clone(),
-            error,
-        }
+    edit_file(path, |text| {
+        add_server_in_text(text, &server.name, &server.config)
     })?;
-    if new_text != text {
-        write_atomically(path, &new_text)?;
-    }
     Ok(path.clone())
 }
 

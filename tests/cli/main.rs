@@ -17,6 +17,8 @@ mod gateway_loop;
 mod grep;
 #[cfg(unix)]
 mod hardening;
+#[cfg(all(unix, feature = "mcp"))]
+mod hostile_installs;
 #[cfg(feature = "mcp")]
 mod hostile_upstreams;
 mod layouts;

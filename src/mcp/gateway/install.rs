@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 const MAX_ENTRIES: usize = 10_000;
 /// Folders nested deeper than this are not copied.
 const MAX_DEPTH: usize = 32;
+/// At most this many bytes (all its files) are copied for one skill.
+const MAX_BYTES: u64 = 256 << 20;
 
 /// A skill an `available` collection offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +48,10 @@ pub enum InstallError {
     Disabled { id: String },
     #[error("cannot install `{id}`: {} already exists — a folder of that name is in the way; rename or remove it, or install the skill by hand", .path.display())]
     NameClash { id: String, path: PathBuf },
+    #[error(
+        "cannot install `{id}`: {reason} — nothing was written; install the parts it needs by hand"
+    )]
+    TooLarge { id: String, reason: String },
     #[error("no root is writable, so `{id}` cannot be copied into one (roots: {roots}) — add a writable folder to `roots` in skilldex.yaml")]
     NoWritableRoot { id: String, roots: String },
     #[error("copying `{id}` from {} to {} failed: {error} — nothing was left behind", .from.display(), .to.display())]
@@ -139,19 +145,50 @@ pub fn find_offered(
     })
 }
 
+/// A skill copied into a root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The new folder.
+    pub folder: PathBuf,
+    /// What of the offered folder was not copied, in words ("3 symbolic
+    /// links, 1 named pipe, the folder .git"); empty when nothing was.
+    pub left_out: String,
+}
+
 /// Copy `skill`'s folder into the first of `roots` that can be written,
-/// as `ROOT/<folder name>`. Returns the new folder. Blocks.
+/// as `ROOT/<folder name>`. The folder is surveyed first: one that holds
+/// more than [`MAX_ENTRIES`] files and folders, more than [`MAX_BYTES`]
+/// or folders nested deeper than [`MAX_DEPTH`] is refused before anything
+/// is written. Blocks.
 pub fn copy_into_first_writable(
     skill: &OfferedSkill,
     roots: &[PathBuf],
-) -> Result<PathBuf, InstallError> {
+) -> Result<Installed, InstallError> {
     let name = skill
         .folder
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| skill.name.clone().into());
+    let plan = survey(&skill.folder).map_err(|error| match error {
+        Survey::Refused(reason) => InstallError::TooLarge {
+            id: skill.id.clone(),
+            reason,
+        },
+        Survey::Io(error) => InstallError::Copy {
+            id: skill.id.clone(),
+            from: skill.folder.clone(),
+            to: PathBuf::from(&name),
+            error,
+        },
+    })?;
     for root in roots.iter().filter(|r| r.is_dir()) {
-        let staging = root.join(format!(".skilldex-install-{}", std::process::id()));
+        static INSTALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let install = INSTALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // One staging folder per install: two at once never share one.
+        let staging = root.join(format!(
+            ".skilldex-install-{}-{install}",
+            std::process::id()
+        ));
         match std::fs::create_dir(&staging) {
             Ok(()) => {}
             Err(error)
@@ -172,10 +209,19 @@ pub fn copy_into_first_writable(
             }
         }
         let target = root.join(&name);
-        let result = stage_and_move(&skill.folder, &staging, &name, &target);
+        let result = stage_and_move(&skill.folder, &plan, &staging, &name, &target);
         let _ = std::fs::remove_dir_all(&staging);
         return match result {
-            Ok(()) => Ok(target),
+            Ok(()) => Ok(Installed {
+                folder: target,
+                left_out: plan.left_out.to_string(),
+            }),
+            Err(Staged::Exists) if same_skill_file(&skill.folder, &target) => {
+                Err(InstallError::AlreadyInstalled {
+                    id: skill.id.clone(),
+                    installed: skill.name.clone(),
+                })
+            }
             Err(Staged::Exists) => Err(InstallError::NameClash {
                 id: skill.id.clone(),
                 path: target,
@@ -198,6 +244,154 @@ pub fn copy_into_first_writable(
     })
 }
 
+/// Whether the folder `there` holds the same skill file as `offered` (an
+/// install of the same skill that finished first).
+fn same_skill_file(offered: &Path, there: &Path) -> bool {
+    crate::scan::SKILL_FILE_NAMES.iter().any(|name| {
+        match (
+            std::fs::read(offered.join(name)),
+            std::fs::read(there.join(name)),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    })
+}
+
+/// What an install copies: folders and regular files, by path relative
+/// to the skill's folder, in a stable order; and what it leaves out.
+#[derive(Debug, Default)]
+struct Plan {
+    folders: Vec<PathBuf>,
+    files: Vec<(PathBuf, u64)>,
+    left_out: LeftOut,
+}
+
+/// Entries of an offered folder that are not copied.
+#[derive(Debug, Default)]
+struct LeftOut {
+    /// Links are never copied: one could lead anywhere.
+    links: usize,
+    /// Pipes, sockets and devices: not files.
+    special: usize,
+    /// Folders that are not part of a skill (`.git`, `node_modules`, …).
+    folders: std::collections::BTreeSet<String>,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        use crate::text::plural;
+        if self.links > 0 {
+            parts.push(format!(
+                "{} (links are not followed: copy what one leads to into the skill if it belongs there)",
+                plural(self.links, "symbolic link", "symbolic links")
+            ));
+        }
+        if self.special > 0 {
+            parts.push(format!(
+                "{} (not a regular file)",
+                plural(
+                    self.special,
+                    "named pipe, socket or device",
+                    "named pipes, sockets or devices"
+                )
+            ));
+        }
+        if !self.folders.is_empty() {
+            let names: Vec<&str> = self.folders.iter().map(String::as_str).collect();
+            parts.push(format!(
+                "the {} {} (not part of a skill)",
+                if names.len() == 1 {
+                    "folder"
+                } else {
+                    "folders"
+                },
+                names.join(", ")
+            ));
+        }
+        f.write_str(&parts.join("; "))
+    }
+}
+
+enum Survey {
+    Refused(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Survey {
+    fn from(error: std::io::Error) -> Survey {
+        Survey::Io(error)
+    }
+}
+
+/// Walk the folder `from` (links not followed) and plan its copy, or say
+/// why it is too big to install.
+fn survey(from: &Path) -> Result<Plan, Survey> {
+    let mut plan = Plan::default();
+    let mut bytes = 0u64;
+    let mut entries = 0usize;
+    let mut stack = vec![(PathBuf::new(), 0usize)];
+    while let Some((relative, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(Survey::Refused(format!(
+                "{} is nested more than {MAX_DEPTH} folders deep",
+                relative.display()
+            )));
+        }
+        let mut listed: Vec<_> =
+            std::fs::read_dir(from.join(&relative))?.collect::<Result<_, _>>()?;
+        listed.sort_by_key(|e| e.file_name());
+        for entry in listed {
+            let path = relative.join(entry.file_name());
+            let kind = entry.file_type()?;
+            if kind.is_symlink() {
+                plan.left_out.links += 1;
+                continue;
+            }
+            if kind.is_dir() {
+                let name = entry.file_name();
+                if let Some(skipped) = crate::scan::SKIPPED_DIRS
+                    .iter()
+                    .find(|s| name.as_os_str() == **s)
+                {
+                    plan.left_out.folders.insert((*skipped).to_string());
+                    continue;
+                }
+            } else if !kind.is_file() {
+                plan.left_out.special += 1;
+                continue;
+            }
+            entries += 1;
+            if entries > MAX_ENTRIES {
+                return Err(Survey::Refused(format!(
+                    "the skill holds more than {} files and folders",
+                    crate::text::thousands(MAX_ENTRIES)
+                )));
+            }
+            if kind.is_dir() {
+                plan.folders.push(path.clone());
+                stack.push((path, depth + 1));
+                continue;
+            }
+            let size = entry.metadata()?.len();
+            bytes = bytes.saturating_add(size);
+            if bytes > MAX_BYTES {
+                return Err(Survey::Refused(format!(
+                    "{} is {}, and a skill installs at most {} in all",
+                    path.display(),
+                    crate::text::bytes(size),
+                    crate::text::bytes(MAX_BYTES)
+                )));
+            }
+            plan.files.push((path, size));
+        }
+    }
+    plan.folders.sort();
+    plan.files.sort();
+    Ok(plan)
+}
+
 enum Staged {
     Exists,
     Io(std::io::Error),
@@ -211,6 +405,7 @@ impl From<std::io::Error> for Staged {
 
 fn stage_and_move(
     from: &Path,
+    plan: &Plan,
     staging: &Path,
     name: &std::ffi::OsStr,
     target: &Path,
@@ -221,40 +416,73 @@ fn stage_and_move(
     // Nothing under the staging folder is scanned.
     std::fs::write(staging.join(".ignore"), "*\n")?;
     let copy = staging.join(name);
-    let mut budget = MAX_ENTRIES;
-    copy_tree(from, &copy, 0, &mut budget)?;
-    if std::fs::symlink_metadata(target).is_ok() {
-        return Err(Staged::Exists);
+    std::fs::create_dir(&copy)?;
+    for folder in &plan.folders {
+        std::fs::create_dir(copy.join(folder))?;
     }
-    std::fs::rename(&copy, target)?;
-    Ok(())
+    for (file, size) in &plan.files {
+        copy_file(&from.join(file), &copy.join(file), *size)?;
+    }
+    move_into_place(&copy, target)
 }
 
-/// Copy the folder `from` to the new folder `to`: folders and regular
-/// files only (a link could lead out of the collection, so links are not
-/// copied).
-fn copy_tree(from: &Path, to: &Path, depth: usize, budget: &mut usize) -> std::io::Result<()> {
-    if depth > MAX_DEPTH {
+/// Copy the regular file `from` (as surveyed, `size` bytes) to the new
+/// file `to` with its permission bits. It is opened without following a
+/// link and without waiting (a file swapped for a link or a pipe since
+/// the survey is refused), and no more than `size` bytes are copied.
+fn copy_file(from: &Path, to: &Path, size: u64) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc_flags());
+    }
+    let source = options.open(from)?;
+    let metadata = source.metadata()?;
+    if !metadata.is_file() || metadata.len() > size {
         return Err(std::io::Error::other(format!(
-            "{} is nested more than {MAX_DEPTH} folders deep",
+            "{} changed while it was copied",
             from.display()
         )));
     }
-    std::fs::create_dir(to)?;
-    let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        *budget = budget.checked_sub(1).ok_or_else(|| {
-            std::io::Error::other(format!("the skill holds more than {MAX_ENTRIES} files"))
-        })?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target, depth + 1, budget)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)?;
+    std::io::copy(&mut std::io::Read::take(source, size), &mut target)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = metadata.permissions().mode() & 0o777;
+        target.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn libc_flags() -> i32 {
+    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
+}
+
+/// Rename the staged copy to `target`, never over something there: on
+/// Linux in one step (`RENAME_NOREPLACE`), elsewhere after a check.
+fn move_into_place(copy: &Path, target: &Path) -> Result<(), Staged> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        match renameat_with(CWD, copy, CWD, target, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::EXIST) => return Err(Staged::Exists),
+            // A file system without the flag: check, then rename.
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            Err(error) => return Err(Staged::Io(error.into())),
         }
     }
+    if std::fs::symlink_metadata(target).is_ok() {
+        return Err(Staged::Exists);
+    }
+    std::fs::rename(copy, target)?;
     Ok(())
 }
 
@@ -287,9 +515,10 @@ mod tests {
             find_offered(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap();
         assert_eq!(offered.name, "pdf-tools");
         let copied = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap();
-        assert_eq!(copied, root.join("pdf-tools"));
+        assert_eq!(copied.folder, root.join("pdf-tools"));
+        assert_eq!(copied.left_out, "");
         assert_eq!(
-            std::fs::read_to_string(copied.join("scripts/run.py")).unwrap(),
+            std::fs::read_to_string(copied.folder.join("scripts/run.py")).unwrap(),
             "print(1)\n"
         );
         let names: Vec<_> = std::fs::read_dir(&root)
@@ -356,7 +585,7 @@ mod tests {
         if !running_as_root {
             let copied =
                 copy_into_first_writable(&offered, &[locked.clone(), open.clone()]).unwrap();
-            assert_eq!(copied, open.join("pdf-tools"));
+            assert_eq!(copied.folder, open.join("pdf-tools"));
             let error =
                 copy_into_first_writable(&offered, std::slice::from_ref(&locked)).unwrap_err();
             assert!(
@@ -368,8 +597,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_copy_is_cleaned_up() {
-        // Folders nested too deep: the copy fails half way.
+    fn a_folder_nested_too_deep_is_refused_before_anything_is_written() {
         let temp = tempfile::tempdir().unwrap();
         let collection = temp.path().join("collection");
         skill(&collection, "deep");
@@ -387,9 +615,12 @@ mod tests {
         let root = temp.path().join("root");
         std::fs::create_dir_all(&root).unwrap();
         let error = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap_err();
-        assert!(matches!(error, InstallError::Copy { .. }), "{error}");
+        assert!(matches!(error, InstallError::TooLarge { .. }), "{error}");
         assert!(
-            error.to_string().contains("nothing was left behind"),
+            error
+                .to_string()
+                .contains("nested more than 32 folders deep")
+                && error.to_string().contains("nothing was written"),
             "{error}"
         );
         assert_eq!(

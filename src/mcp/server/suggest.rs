@@ -325,18 +325,21 @@ impl SkilldexServer {
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?
         };
-        let folder = match copied {
-            Ok(folder) => folder,
+        let installed = match copied {
+            Ok(installed) => installed,
             Err(error) => {
                 answer["error"] = json!(error.to_string());
                 return Ok(Self::answer(ToolAnswer::error(answer.to_string())).into());
             }
         };
-        answer["installed"] = json!(folder.display().to_string());
+        answer["installed"] = json!(installed.folder.display().to_string());
+        if !installed.left_out.is_empty() {
+            answer["left_out"] = json!(installed.left_out);
+        }
         self.log(&format!(
             "the user installed skill `{}` into {}",
             offered.name,
-            folder.display()
+            installed.folder.display()
         ));
         // The catalog picks it up: wait (with a deadline) for a snapshot
         // that has it.

@@ -54,6 +54,21 @@ pub struct UpstreamFailure {
 }
 
 impl UpstreamCommand {
+    /// The first field that holds a NUL byte (`command`, `args[1]`,
+    /// `env` `KEY`), which a process cannot be given.
+    pub(crate) fn nul_byte(&self) -> Option<String> {
+        if self.program.contains('\0') {
+            return Some("`command`".into());
+        }
+        if let Some(at) = self.args.iter().position(|a| a.contains('\0')) {
+            return Some(format!("`args[{at}]`"));
+        }
+        self.env
+            .iter()
+            .find(|(k, v)| k.contains('\0') || v.contains('\0'))
+            .map(|(k, _)| format!("`env` `{}`", k.escape_debug()))
+    }
+
     /// How to start `server` (with `${VAR}`s expanded through `lookup`),
     /// waiting `default_timeout` unless its entry sets `timeout`. `Err`
     /// says what is wrong with the entry; a remote (`url`) server is an

@@ -73,6 +73,12 @@ pub(crate) fn start(
     stderr: Arc<Mutex<Vec<u8>>>,
     noise: Arc<Mutex<Noise>>,
 ) -> Result<Started, String> {
+    if let Some(field) = command.nul_byte() {
+        return Err(format!(
+            "could not start `{}`: its {field} holds a NUL byte, which no process can be given — remove it from the server's entry in skilldex.yaml",
+            command.program
+        ));
+    }
     let mut process = command.process();
     process
         .stdin(std::process::Stdio::piped())
