@@ -38,19 +38,40 @@ pub(super) struct ModelArgs {
 }
 
 /// The model these flags and the configuration name, loaded; None when
-/// none is named (or `--no-model`).
+/// none is named (or `--no-model`). A model that does not load is an
+/// error that says how to search without it.
 pub(super) fn load_model(
     global: &GlobalArgs,
     args: &ModelArgs,
 ) -> anyhow::Result<Option<Arc<SemanticModel>>> {
+    try_load_model(global, args)?
+        .map_err(|error| anyhow::anyhow!("{error} (`--no-model` searches by words without it)"))
+}
+
+/// For `serve`: a model that does not load is logged by the caller and
+/// the server searches by words (`Ok(Err(why))`), so one broken file does
+/// not take search down; the configuration's own errors stay errors.
+pub(super) fn serve_model(
+    global: &GlobalArgs,
+    args: &ModelArgs,
+) -> anyhow::Result<Result<Option<Arc<SemanticModel>>, String>> {
+    Ok(try_load_model(global, args)?.map_err(|error| error.to_string()))
+}
+
+/// The model, or why it does not load (inside: the configuration's errors
+/// outside).
+fn try_load_model(
+    global: &GlobalArgs,
+    args: &ModelArgs,
+) -> anyhow::Result<Result<Option<Arc<SemanticModel>>, skilldex::embed::EmbedError>> {
     if args.no_model {
-        return Ok(None);
+        return Ok(Ok(None));
     }
     let (dir, explicit) = match &args.model {
         Some(dir) => (dir.clone(), true),
         None => match super::settings(global)?.search_model {
             Some(dir) => (dir, false),
-            None => return Ok(None),
+            None => return Ok(Ok(None)),
         },
     };
     let cache = args.cache_dir.clone().or_else(skilldex::embed::cache_dir);
@@ -59,7 +80,7 @@ pub(super) fn load_model(
             Some(weight) => model.with_weight(weight),
             None => model,
         });
-    match loaded {
+    Ok(match loaded {
         Ok(model) => Ok(Some(Arc::new(model))),
         // A configured model in a build without the feature: say so once
         // and search by words, as without a model.
@@ -69,8 +90,8 @@ pub(super) fn load_model(
             }
             Ok(None)
         }
-        Err(error) => Err(error.into()),
-    }
+        Err(error) => Err(error),
+    })
 }
 
 /// Report what building the vectors did (stderr), or why it failed.

@@ -32,7 +32,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     use skilldex::mcp;
     use std::sync::Arc;
     let settings = super::settings(&cli.global)?;
-    let semantic = super::model::load_model(&cli.global, &args.model)?;
+    let semantic = super::model::serve_model(&cli.global, &args.model)?;
     // Load the tokenizer (for the instructions' budget) while scanning.
     skilldex::tokens::warm_up();
     let builder = super::builder(&cli.global, skilldex::model::Profile::Spec)?;
@@ -42,6 +42,17 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
             say!("skilldex serve: {message}");
         }
     });
+    // A model that does not load does not take search down: the searches
+    // answer by words and say semantic search is off; the log says why.
+    let (semantic, semantic_off) = match semantic {
+        Ok(model) => (model, false),
+        Err(why) => {
+            log(&format!(
+                "semantic search is off: {why} — searches answer by words only; fix the model, or pass --no-model to say so"
+            ));
+            (None, true)
+        }
+    };
     // A root that does not exist yet is waited for, as `watch` does; with
     // `--no-watch` nothing would ever pick it up, so it stays an error.
     let missing: Vec<&std::path::Path> = builder
@@ -108,6 +119,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
         log,
         on_started,
         semantic,
+        semantic_off,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -77,9 +77,39 @@ impl BertConfig {
                 self.position_embedding_type
             ));
         }
-        if self.num_attention_heads == 0
-            || !self.hidden_size.is_multiple_of(self.num_attention_heads)
+        // Sizes a sentence encoder has, with room: BERT-large is 1024 wide
+        // and 24 deep, multilingual vocabularies are 250,000 tokens. Past
+        // these a config.json is broken, and sizing buffers by it could
+        // ask for terabytes before a tensor is looked at.
+        for (key, value, most) in [
+            ("vocab_size", self.vocab_size, 1_000_000),
+            ("hidden_size", self.hidden_size, 8_192),
+            ("num_hidden_layers", self.num_hidden_layers, 128),
+            ("num_attention_heads", self.num_attention_heads, 256),
+            ("intermediate_size", self.intermediate_size, 65_536),
+            (
+                "max_position_embeddings",
+                self.max_position_embeddings,
+                65_536,
+            ),
+            ("type_vocab_size", self.type_vocab_size, 1_024),
+        ] {
+            if value == 0 || value > most {
+                return Err(format!(
+                    "{key} is {value}; a sentence encoder has 1 to {most} — config.json is not the model's own (take it from the same model as the weights)"
+                ));
+            }
+        }
+        if !(self.layer_norm_eps.is_finite()
+            && self.layer_norm_eps > 0.0
+            && self.layer_norm_eps < 1.0)
         {
+            return Err(format!(
+                "layer_norm_eps is {}; it is a small positive number (1e-12 for BERT)",
+                self.layer_norm_eps
+            ));
+        }
+        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return Err(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 self.hidden_size, self.num_attention_heads
@@ -177,12 +207,20 @@ impl Dense {
     /// The layers `names` under `w` (each `[out, in]` as PyTorch stores
     /// it) side by side in one product: `[in, Σ out]`.
     fn load(w: &Weights, names: &[&str], inputs: usize, outputs: usize) -> Result<Dense, String> {
+        // Every part read (and its shape checked) before the product's
+        // buffer is sized by them.
+        let mut parts = Vec::with_capacity(names.len());
+        for name in names {
+            let l = w.pp(name);
+            parts.push((
+                l.get(&[outputs, inputs], "weight")?,
+                l.get(&[outputs], "bias")?,
+            ));
+        }
         let total = outputs * names.len();
         let mut weight = vec![0.0f32; inputs * total];
         let mut bias = Vec::with_capacity(total);
-        for (part, name) in names.iter().enumerate() {
-            let l = w.pp(name);
-            let stored = l.get(&[outputs, inputs], "weight")?;
+        for (part, (stored, part_bias)) in parts.into_iter().enumerate() {
             // Transposed into this part's columns.
             for (o, row) in stored.chunks_exact(inputs).enumerate() {
                 let column = part * outputs + o;
@@ -190,7 +228,7 @@ impl Dense {
                     weight[i * total + column] = v;
                 }
             }
-            bias.extend(l.get(&[outputs], "bias")?);
+            bias.extend(part_bias);
         }
         Ok(Dense {
             weight,

@@ -19,7 +19,13 @@
 //! another process's interleaved write), keeps the blocks before it, and
 //! the next save rewrites the file. A wrong vector is never read.
 //!
-//! Layout (little-endian): `SKDXEMB2`, dimension u32; then blocks of
+//! **Only its own model's.** The header holds the model's key (the
+//! XXH3-128 of its id) beside the dimension: a file of another model put
+//! under this one's name (a cache folder copied between machines, a hand
+//! rename) is refused whole, never served.
+//!
+//! Layout (little-endian): `SKDXEMB4`, dimension u32, the model's key
+//! (16 bytes); then blocks of
 //! `count` u32, `count` entries (the 16-byte text key and `dimension`
 //! f32), and a u64 checksum of the block's count and entries.
 
@@ -29,8 +35,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-const MAGIC: &[u8; 8] = b"SKDXEMB3";
-const HEADER: usize = 12;
+const MAGIC: &[u8; 8] = b"SKDXEMB4";
+const HEADER: usize = 28;
 /// At most this many vectors are kept in a file: the ones used since it was
 /// opened, then the most recently written others (other catalogs sharing
 /// the model), about 75 MB at 384 dimensions.
@@ -62,6 +68,8 @@ pub fn text_key(text: &str) -> u128 {
 pub struct EmbeddingCache {
     path: Option<PathBuf>,
     dimension: usize,
+    /// The model's key, in the file's header.
+    model: u128,
     /// The vector and whether it was used (looked up or inserted) since
     /// the cache was opened.
     entries: HashMap<u128, (Arc<[f32]>, bool)>,
@@ -84,6 +92,7 @@ impl EmbeddingCache {
         EmbeddingCache {
             path: None,
             dimension,
+            model: 0,
             entries: HashMap::new(),
             order: Vec::new(),
             fresh: Vec::new(),
@@ -99,15 +108,12 @@ impl EmbeddingCache {
     pub fn open(dir: &Path, model_id: &str, dimension: usize) -> EmbeddingCache {
         let path = dir.join("embeddings").join(format!("{model_id}.bin"));
         let mut cache = EmbeddingCache::in_memory(dimension);
-        // Only a regular file of a size this cache can have is read: a pipe
-        // or a device in its place would block or never end.
+        cache.model = text_key(model_id);
+        // Only a regular file of a size this cache can have is read, opened
+        // without blocking and checked on its descriptor: a pipe or a
+        // device in its place would block or never end.
         let largest = (HEADER + MAX_ENTRIES * (16 + 4 * dimension) + 12 * MAX_ENTRIES) as u64;
-        let read = match std::fs::metadata(&path) {
-            Ok(meta) if !meta.is_file() || meta.len() > largest => {
-                Err(std::io::ErrorKind::InvalidData.into())
-            }
-            _ => std::fs::read(&path),
-        };
+        let read = crate::contain::read_regular(&path, largest);
         match read {
             Ok(bytes) => {
                 cache.appendable = cache.read(&bytes);
@@ -173,6 +179,7 @@ impl EmbeddingCache {
             || &bytes[..8] != MAGIC
             || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
                 != self.dimension
+            || bytes[12..HEADER] != self.model.to_le_bytes()
         {
             return false;
         }
@@ -251,6 +258,7 @@ impl EmbeddingCache {
         let mut bytes = Vec::with_capacity(HEADER + 12 + keys.len() * (16 + 4 * self.dimension));
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&(self.dimension as u32).to_le_bytes());
+        bytes.extend_from_slice(&self.model.to_le_bytes());
         self.push_block(&mut bytes, &keys);
         let folder = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(folder)?;
@@ -324,6 +332,19 @@ mod tests {
         assert!(EmbeddingCache::open(dir.path(), "m2", 4).is_empty());
         // A different dimension is another format: ignored.
         assert!(EmbeddingCache::open(dir.path(), "m1", 8).is_empty());
+    }
+
+    #[test]
+    fn another_models_file_under_this_name_is_not_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut theirs = EmbeddingCache::open(dir.path(), "m1", 4);
+        theirs.insert(text_key("a"), vector(1.0));
+        theirs.save().unwrap();
+        let ours = dir.path().join("embeddings").join("m2.bin");
+        std::fs::copy(theirs.path().unwrap(), &ours).unwrap();
+        let mut cache = EmbeddingCache::open(dir.path(), "m2", 4);
+        assert!(cache.is_empty() && cache.discarded());
+        assert_eq!(cache.get(text_key("a")), None);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use super::bert::Weights;
 use super::bert::{Bert, BertConfig};
-use super::{check_model_dir, EmbedError};
+use super::{check_model_dir, read_model_file, EmbedError};
+use super::{MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, MAX_WEIGHTS_BYTES};
 use crate::hash::StableHasher;
 use std::path::{Path, PathBuf};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
@@ -73,19 +74,12 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> EmbedError {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {
-    std::fs::read(path).map_err(|source| EmbedError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 impl Embedder {
     /// Load the model in `dir` (sentence-transformers layout).
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
         check_model_dir(dir)?;
         let config_path = dir.join("config.json");
-        let config_bytes = read(&config_path)?;
+        let config_bytes = read_model_file(&config_path, MAX_CONFIG_BYTES)?;
         let config: BertConfig =
             serde_json::from_slice(&config_bytes).map_err(|e| EmbedError::Invalid {
                 at: format!("{}:{}:{}", config_path.display(), e.line(), e.column()),
@@ -94,13 +88,25 @@ impl Embedder {
         config.check().map_err(|m| invalid(&config_path, m))?;
 
         let tokenizer_path = dir.join("tokenizer.json");
-        let tokenizer_bytes = read(&tokenizer_path)?;
+        let tokenizer_bytes = read_model_file(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
             .map_err(|e| invalid(&tokenizer_path, format!("not a tokenizer: {e}")))?;
+        // A token past the embeddings would fail every search that meets
+        // it: the two files are of different models.
+        let tokens = tokenizer.get_vocab_size(true);
+        if tokens > config.vocab_size {
+            return Err(invalid(
+                &tokenizer_path,
+                format!(
+                    "it has {tokens} tokens, but config.json's vocab_size {} has embeddings for fewer — tokenizer.json and config.json are of different models; take both from the same one",
+                    config.vocab_size
+                ),
+            ));
+        }
         // The shipped tokenizer pads every text to 128 tokens: off, since a
         // batch is stacked by us without padding. Truncation at the
         // model's sequence length, never at the tokenizer's 128.
-        let max_tokens = max_tokens(dir).min(config.max_position_embeddings);
+        let max_tokens = max_tokens(dir)?.min(config.max_position_embeddings);
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
@@ -112,9 +118,13 @@ impl Embedder {
             .map_err(|e| invalid(&tokenizer_path, e))?;
 
         let weights_path = dir.join("model.safetensors");
-        let weights = read(&weights_path)?;
+        let weights = read_model_file(&weights_path, MAX_WEIGHTS_BYTES)?;
+        // The id is of the files' contents (each with its length, so no
+        // bytes can move from one file to the next unseen), never of
+        // their paths: a copy elsewhere is the same model.
         let mut hasher = StableHasher::new();
         for part in [&config_bytes, &tokenizer_bytes, &weights] {
+            hasher.write(&(part.len() as u64).to_le_bytes());
             hasher.write(part);
         }
         hasher.write(&(max_tokens as u64).to_le_bytes());
@@ -279,13 +289,25 @@ fn place(vectors: &mut [Vec<f32>], pass: &[usize], rows: Vec<Vec<f32>>) {
     }
 }
 
-/// `max_seq_length` of `sentence_bert_config.json`, when the folder has one.
-fn max_tokens(dir: &Path) -> usize {
-    std::fs::read(dir.join("sentence_bert_config.json"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|v| v.get("max_seq_length")?.as_u64())
-        .map_or(DEFAULT_MAX_TOKENS, |n| (n as usize).clamp(8, 8192))
+/// `max_seq_length` of `sentence_bert_config.json`, when the folder has
+/// one (read as the other files are: a pipe or a device there is refused).
+fn max_tokens(dir: &Path) -> Result<usize, EmbedError> {
+    let path = dir.join("sentence_bert_config.json");
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(DEFAULT_MAX_TOKENS);
+    }
+    let bytes = read_model_file(&path, MAX_CONFIG_BYTES)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| EmbedError::Invalid {
+            at: format!("{}:{}:{}", path.display(), e.line(), e.column()),
+            message: format!(
+                "{e} — sentence_bert_config.json should be the model's own, or absent"
+            ),
+        })?;
+    Ok(value
+        .get("max_seq_length")
+        .and_then(serde_json::Value::as_u64)
+        .map_or(DEFAULT_MAX_TOKENS, |n| (n as usize).clamp(8, 8192)))
 }
 
 #[cfg(test)]

@@ -179,6 +179,9 @@ pub struct ServeOptions {
     /// The semantic search model (`--model`): `search_skills` ranks by
     /// meaning too, and each snapshot embeds only the skills that changed.
     pub semantic: Option<Arc<crate::search::SemanticModel>>,
+    /// A model was named but could not be loaded: searches answer by
+    /// words with [`crate::search::SEMANTIC_OFF_NOTE`].
+    pub semantic_off: bool,
 }
 
 /// Why the server stopped with an error.

@@ -39,7 +39,7 @@ use named::select;
 pub use named::select_list;
 pub use output::{advice, results_json, tool_specs};
 use plan::NameWords;
-pub use searchable::{Searchable, READY_GRACE, WARMING_NOTE};
+pub use searchable::{Searchable, READY_GRACE, SEMANTIC_OFF_NOTE, WARMING_NOTE};
 pub use semantic::{skill_text, tool_text, EmbedStats, SemanticIndex, SemanticModel};
 use text::Kind;
 

@@ -14,6 +14,12 @@ pub const READY_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 /// are still being embedded.
 pub const WARMING_NOTE: &str = "the semantic index is still being built, so this ranking is lexical (by words only) — search again in a few seconds for the ranking by meaning";
 
+/// What an answer says when it is lexical because semantic search is off:
+/// a model was named but could not be loaded, or embedding failed. Where
+/// the model is and what is wrong with it is for the server's log, not
+/// for the answer.
+pub const SEMANTIC_OFF_NOTE: &str = "semantic search is off (the model could not be loaded or run; the server's log says why), so this ranking is lexical (by words only)";
+
 /// A snapshot with its search index beside it, built on the first search
 /// and kept while the snapshot is: what a server that answers many
 /// searches of one snapshot holds. With a [`SemanticModel`] (the
@@ -22,6 +28,8 @@ pub struct Searchable {
     catalog: std::sync::Arc<Catalog>,
     index: std::sync::OnceLock<SearchIndex>,
     semantic: Option<SemanticPart>,
+    /// Semantic search was asked for, but there is no model.
+    off: bool,
 }
 
 struct SemanticPart {
@@ -71,7 +79,27 @@ impl Searchable {
             catalog,
             index: std::sync::OnceLock::new(),
             semantic: None,
+            off: false,
         }
+    }
+
+    /// Search by words where a model was asked for but could not be loaded
+    /// ([`Searchable::lexical_note`] says so).
+    pub fn semantic_off(catalog: std::sync::Arc<Catalog>) -> Searchable {
+        Searchable {
+            off: true,
+            ..Searchable::new(catalog)
+        }
+    }
+
+    /// [`SEMANTIC_OFF_NOTE`] when this answers by words though semantic
+    /// search was asked for: no model, or its vectors failed to build.
+    pub fn lexical_note(&self) -> Option<&'static str> {
+        let failed = self
+            .semantic
+            .as_ref()
+            .is_some_and(|part| matches!(part.vectors.built.get(), Some(Err(_))));
+        (self.off || failed).then_some(SEMANTIC_OFF_NOTE)
     }
 
     /// Search `catalog` in the semantic mode with `model` (shared by the
@@ -97,6 +125,7 @@ impl Searchable {
     pub fn for_catalog(&self, catalog: std::sync::Arc<Catalog>) -> Searchable {
         match &self.semantic {
             Some(part) => Searchable::with_semantic(catalog, std::sync::Arc::clone(&part.model)),
+            None if self.off => Searchable::semantic_off(catalog),
             None => Searchable::new(catalog),
         }
     }

@@ -73,6 +73,9 @@ pub fn search_skills(
     if warming {
         value["mode"] = json!("lexical");
         value["note"] = json!(crate::search::WARMING_NOTE);
+    } else if let Some(note) = searchable.lexical_note() {
+        value["mode"] = json!("lexical");
+        value["note"] = json!(note);
     }
     // The same words as the CLI's text answer.
     if let Some(advice) = crate::search::advice(&results, Some(crate::search::EntryKind::Skill)) {

@@ -207,6 +207,124 @@ fn the_cache_embeds_only_new_texts_and_survives_corruption() {
         "{fourth:?}"
     );
     assert_eq!(fourth.stdout, third.stdout);
+
+    // Random bytes in its place, of the same length or after a whole
+    // header, and a block cut in its middle: every vector embedded again,
+    // the same answer.
+    let whole = std::fs::read(&files[0]).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect()
+    };
+    let mut after_header = whole[..28].to_vec();
+    after_header.extend(random(whole.len() - 28));
+    let cut_mid_block = whole[..28 + 4 + 100].to_vec();
+    for (label, bytes) in [
+        ("random bytes", random(whole.len())),
+        ("random bytes after the header", after_header),
+        ("a block cut in its middle", cut_mid_block),
+    ] {
+        std::fs::write(&files[0], bytes).unwrap();
+        let run = search(&root, &cache, &args, "weather tomorrow");
+        assert_eq!(run.code, 0, "{label}: {run:?}");
+        assert!(
+            run.stderr.contains("embedded 6 of 6 skills"),
+            "{label}: {run:?}"
+        );
+        assert_eq!(run.stdout, third.stdout, "{label}");
+    }
+    // A link to /dev/zero in its place is not read (it never ends) and is
+    // replaced by a file.
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&files[0]).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &files[0]).unwrap();
+        let run = search(&root, &cache, &args, "weather tomorrow");
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stderr.contains("embedded 6 of 6 skills"), "{run:?}");
+        assert!(std::fs::symlink_metadata(&files[0]).unwrap().is_file());
+    }
+}
+
+/// The test model's folder copied to `to`, with `change` applied to the
+/// bytes of `file`.
+#[cfg(feature = "semantic")]
+fn model_copy(model: &Path, to: &Path, file: &str, change: impl Fn(&mut Vec<u8>)) {
+    std::fs::create_dir_all(to).unwrap();
+    for name in ["config.json", "tokenizer.json", "model.safetensors"] {
+        let mut bytes = std::fs::read(model.join(name)).unwrap();
+        if name == file {
+            change(&mut bytes);
+        }
+        std::fs::write(to.join(name), bytes).unwrap();
+    }
+}
+
+/// Vectors are cached per model, and the model is known by its files'
+/// contents: a copy elsewhere shares the cache, a model with one weight
+/// changed never gets the other's vectors, not even from a cache file
+/// put under its name.
+#[cfg(feature = "semantic")]
+#[test]
+fn a_cache_written_by_another_model_is_never_served() {
+    let Some(model) = test_model() else { return };
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    let query = "weather tomorrow";
+    let with =
+        |dir: &Path, cache: &Path| search(&root, cache, &["--model", dir.to_str().unwrap()], query);
+    let first = with(&model, &cache);
+    assert!(first.stderr.contains("embedded 6 of 6 skills"), "{first:?}");
+    // The same files in another folder: the same model, its cache used.
+    let same = temp.path().join("same");
+    model_copy(&model, &same, "", |_| {});
+    let run = with(&same, &cache);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("embedded"), "{run:?}");
+    // One weight changed (the last byte of the file, in the last tensor):
+    // another model, every text embedded again.
+    let other = temp.path().join("other");
+    model_copy(&model, &other, "model.safetensors", |bytes| {
+        *bytes.last_mut().unwrap() ^= 0x01;
+    });
+    let run = with(&other, &cache);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("embedded 6 of 6 skills"), "{run:?}");
+    // A config.json that says the same in other bytes is another model too.
+    let spaced = temp.path().join("spaced");
+    model_copy(&model, &spaced, "config.json", |bytes| bytes.push(b'\n'));
+    let run = with(&spaced, &cache);
+    assert!(run.stderr.contains("embedded 6 of 6 skills"), "{run:?}");
+    // The first model's cache file copied under the other's name (a cache
+    // folder shared or copied between machines): not served.
+    let own = temp.path().join("own");
+    let run = with(&other, &own);
+    assert!(run.stderr.contains("embedded 6 of 6 skills"), "{run:?}");
+    let file_of = |cache: &Path| -> PathBuf {
+        let files: Vec<PathBuf> = std::fs::read_dir(cache.join("embeddings"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].clone()
+    };
+    let theirs = temp.path().join("theirs");
+    with(&model, &theirs);
+    std::fs::copy(file_of(&theirs), file_of(&own)).unwrap();
+    let run = with(&other, &own);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("embedded 6 of 6 skills"), "{run:?}");
+    // And once rewritten, its own vectors are served.
+    let run = with(&other, &own);
+    assert!(!run.stderr.contains("embedded"), "{run:?}");
 }
 
 /// Three tool servers in our own words.
@@ -600,4 +718,486 @@ fn eval_scores_the_semantic_ranking_when_a_model_is_given() {
     assert_eq!(semantic.code, 0, "{semantic:?}");
     assert_eq!(semantic.json()["mode"], "semantic");
     assert_eq!(semantic.json()["r1"], 1.0);
+}
+
+// Broken caches and models (issue 37 part 4). A model that cannot be
+// loaded is an error for the CLI's `search` (exit 2) that names the file,
+// says what is wrong with it and how to search without it (`--no-model`);
+// `serve` logs it and answers by words, saying so. Nothing hangs on a pipe
+// or a device, nothing panics (`bounded` checks both).
+
+/// A BERT of our own small enough to write in a test: 4 dimensions, one
+/// layer, a word-level tokenizer over `TINY_WORDS`. It loads and ranks
+/// (badly); each broken variant below differs from it in one file.
+#[cfg(feature = "semantic")]
+const TINY_WORDS: [&str; 8] = [
+    "[UNK]", "weather", "rain", "city", "flights", "sql", "format", "bug",
+];
+
+#[cfg(feature = "semantic")]
+fn tiny_config() -> Value {
+    serde_json::json!({
+        "model_type": "bert", "vocab_size": TINY_WORDS.len(), "hidden_size": 4,
+        "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+        "max_position_embeddings": 16, "type_vocab_size": 2, "hidden_act": "gelu",
+        "layer_norm_eps": 1e-12
+    })
+}
+
+/// Tensors by name and shape.
+#[cfg(feature = "semantic")]
+type Tensors = Vec<(String, Vec<usize>)>;
+
+/// A broken variant: its label, the file replaced and its bytes, and what
+/// the error must say.
+#[cfg(feature = "semantic")]
+type Case<'a> = (&'a str, (&'a str, Vec<u8>), Vec<&'a str>);
+
+/// The tensors (name, shape) `config` implies.
+#[cfg(feature = "semantic")]
+fn tiny_tensors(config: &Value) -> Tensors {
+    let size = |key: &str| config[key].as_u64().unwrap() as usize;
+    let (h, i) = (size("hidden_size"), size("intermediate_size"));
+    let mut tensors = vec![
+        (
+            "embeddings.word_embeddings.weight".to_string(),
+            vec![size("vocab_size"), h],
+        ),
+        (
+            "embeddings.position_embeddings.weight".to_string(),
+            vec![size("max_position_embeddings"), h],
+        ),
+        (
+            "embeddings.token_type_embeddings.weight".to_string(),
+            vec![2, h],
+        ),
+    ];
+    let norm = |prefix: &str| {
+        [
+            (format!("{prefix}.LayerNorm.weight"), vec![h]),
+            (format!("{prefix}.LayerNorm.bias"), vec![h]),
+        ]
+    };
+    tensors.extend(norm("embeddings"));
+    let dense = |name: String, outputs: usize, inputs: usize| {
+        [
+            (format!("{name}.weight"), vec![outputs, inputs]),
+            (format!("{name}.bias"), vec![outputs]),
+        ]
+    };
+    let l = "encoder.layer.0";
+    for part in ["query", "key", "value"] {
+        tensors.extend(dense(format!("{l}.attention.self.{part}"), h, h));
+    }
+    tensors.extend(dense(format!("{l}.attention.output.dense"), h, h));
+    tensors.extend(norm(&format!("{l}.attention.output")));
+    tensors.extend(dense(format!("{l}.intermediate.dense"), i, h));
+    tensors.extend(dense(format!("{l}.output.dense"), h, i));
+    tensors.extend(norm(&format!("{l}.output")));
+    tensors
+}
+
+/// A safetensors file (8-byte little-endian header length, the JSON
+/// header, the data) of `tensors` stored as `dtype` (4 bytes a value),
+/// filled with small values.
+#[cfg(feature = "semantic")]
+fn safetensors(tensors: &[(String, Vec<usize>)], dtype: &str) -> Vec<u8> {
+    let mut header = serde_json::Map::new();
+    let mut data = Vec::new();
+    for (name, shape) in tensors {
+        let start = data.len();
+        for k in 0..shape.iter().product::<usize>() {
+            let value = ((k * 7 + name.len()) % 13) as f32 / 13.0 - 0.4;
+            data.extend_from_slice(&value.to_le_bytes());
+        }
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [start, data.len()]}),
+        );
+    }
+    let mut header = Value::Object(header).to_string();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&data);
+    file
+}
+
+/// A word-level tokenizer.json over `words` (ids in their order).
+#[cfg(feature = "semantic")]
+fn tiny_tokenizer(words: &[&str]) -> String {
+    let vocab: serde_json::Map<String, Value> = words
+        .iter()
+        .enumerate()
+        .map(|(id, word)| (word.to_string(), Value::from(id)))
+        .collect();
+    serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": {"type": "Lowercase"}, "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
+    })
+    .to_string()
+}
+
+/// The tiny model in `dir`.
+#[cfg(feature = "semantic")]
+fn tiny_model(dir: &Path) {
+    let config = tiny_config();
+    write(dir, "config.json", config.to_string());
+    write(dir, "tokenizer.json", tiny_tokenizer(&TINY_WORDS));
+    write(
+        dir,
+        "model.safetensors",
+        safetensors(&tiny_tensors(&config), "F32"),
+    );
+}
+
+/// A broken model makes `search` fail at once with exit 2, naming what is
+/// wrong (`expect`, all of them) and how to search without it.
+#[cfg(feature = "semantic")]
+fn assert_refused(run: &Run, expect: &[&str], label: &str) {
+    assert_eq!(run.code, 2, "{label}: {run:?}");
+    assert!(run.stdout.is_empty(), "{label}: {run:?}");
+    for fragment in expect {
+        assert!(
+            run.stderr.contains(fragment),
+            "{label}: no {fragment:?} in {run:?}"
+        );
+    }
+    assert!(run.stderr.contains("--no-model"), "{label}: {run:?}");
+}
+
+#[cfg(feature = "semantic")]
+#[test]
+fn a_broken_model_folder_is_refused_naming_the_file_and_what_is_wrong() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    let good = temp.path().join("good");
+    tiny_model(&good);
+    let run = search(
+        &root,
+        &cache,
+        &["--model", good.to_str().unwrap()],
+        "weather in my city",
+    );
+    assert_eq!(run.code, 0, "the tiny model loads: {run:?}");
+    assert_eq!(run.json()["mode"], "semantic", "{run:?}");
+
+    let config = tiny_config();
+    let tensors = tiny_tensors(&config);
+    let with_config = |change: &dyn Fn(&mut Value)| {
+        let mut changed = config.clone();
+        change(&mut changed);
+        ("config.json", changed.to_string().into_bytes())
+    };
+    let with_tensors = |change: &dyn Fn(&mut Tensors)| {
+        let mut changed = tensors.clone();
+        change(&mut changed);
+        ("model.safetensors", safetensors(&changed, "F32"))
+    };
+    let weights = safetensors(&tensors, "F32");
+    let mut absurd_header = u64::MAX.to_le_bytes().to_vec();
+    absurd_header.extend_from_slice(&weights[8..]);
+    let mut longer_vocab: Vec<&str> = TINY_WORDS.to_vec();
+    longer_vocab.extend(["alpha", "beta", "gamma"]);
+    let cases: Vec<Case> = vec![
+        (
+            "tokenizer not JSON",
+            ("tokenizer.json", b"{\"model\": ".to_vec()),
+            vec!["tokenizer.json", "not a tokenizer"],
+        ),
+        (
+            "tokenizer of the wrong shape",
+            ("tokenizer.json", b"{\"model\": 5}".to_vec()),
+            vec!["tokenizer.json", "not a tokenizer"],
+        ),
+        (
+            "tokenizer a list",
+            ("tokenizer.json", b"[]".to_vec()),
+            vec!["tokenizer.json", "not a tokenizer"],
+        ),
+        (
+            "tokenizer vocabulary past the embeddings",
+            ("tokenizer.json", tiny_tokenizer(&longer_vocab).into_bytes()),
+            vec!["tokenizer.json", "11 tokens", "vocab_size 8"],
+        ),
+        (
+            "weights cut short",
+            ("model.safetensors", weights[..weights.len() / 2].to_vec()),
+            vec!["model.safetensors", "not a safetensors file"],
+        ),
+        (
+            "weights not safetensors",
+            (
+                "model.safetensors",
+                b"PK\x03\x04 a zip, not weights".to_vec(),
+            ),
+            vec!["model.safetensors", "not a safetensors file"],
+        ),
+        (
+            "weights header length absurd",
+            ("model.safetensors", absurd_header),
+            vec!["model.safetensors", "not a safetensors file"],
+        ),
+        (
+            "weights empty",
+            ("model.safetensors", Vec::new()),
+            vec!["model.safetensors", "not a safetensors file"],
+        ),
+        (
+            "a tensor of a wrong dimension",
+            with_tensors(&|t| t[0].1[1] = 5),
+            vec!["model.safetensors", "word_embeddings.weight", "[8, 5]"],
+        ),
+        (
+            "a tensor missing",
+            with_tensors(&|t| t.retain(|(n, _)| n != "encoder.layer.0.output.dense.weight")),
+            vec![
+                "model.safetensors",
+                "no tensor `encoder.layer.0.output.dense.weight`",
+            ],
+        ),
+        (
+            "tensors of integers",
+            ("model.safetensors", safetensors(&tensors, "I32")),
+            vec!["model.safetensors", "I32"],
+        ),
+        (
+            "hidden_size 0",
+            with_config(&|c| c["hidden_size"] = 0.into()),
+            vec!["config.json: hidden_size"],
+        ),
+        (
+            "num_hidden_layers 10^9",
+            with_config(&|c| c["num_hidden_layers"] = 1_000_000_000u64.into()),
+            vec!["config.json: num_hidden_layers"],
+        ),
+        (
+            "intermediate_size 10^12",
+            with_config(&|c| c["intermediate_size"] = 1_000_000_000_000u64.into()),
+            vec!["config.json: intermediate_size"],
+        ),
+        (
+            "num_attention_heads 10^12",
+            with_config(&|c| c["num_attention_heads"] = 1_000_000_000_000u64.into()),
+            vec!["config.json: num_attention_heads"],
+        ),
+        (
+            "vocab_size other than the weights'",
+            with_config(&|c| c["vocab_size"] = 9.into()),
+            vec!["model.safetensors", "word_embeddings.weight", "[9, 4]"],
+        ),
+        (
+            "layer_norm_eps negative",
+            with_config(&|c| c["layer_norm_eps"] = (-1.0).into()),
+            vec!["config.json: layer_norm_eps"],
+        ),
+        (
+            "config not an object",
+            ("config.json", b"[1, 2]".to_vec()),
+            vec!["config.json:1:"],
+        ),
+    ];
+    let count = cases.len();
+    for (label, (file, bytes), expect) in cases {
+        let dir = temp.path().join(label.replace(' ', "-"));
+        tiny_model(&dir);
+        std::fs::write(dir.join(file), bytes).unwrap();
+        let run = search(
+            &root,
+            &cache,
+            &["--model", dir.to_str().unwrap()],
+            "weather in my city",
+        );
+        assert_refused(&run, &expect, label);
+    }
+    assert_eq!(count, 18);
+}
+
+/// `--model` or `SKILLDEX_MODEL` naming something that is not a model
+/// folder, or a folder whose files are pipes or devices: refused at once
+/// (nothing is opened that could block, nothing read that never ends).
+#[cfg(all(unix, feature = "semantic"))]
+#[test]
+fn a_model_that_is_a_pipe_or_a_device_is_refused_at_once() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    let fifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    let pipe = temp.path().join("pipe");
+    fifo(&pipe);
+    let file = write(temp.path(), "model.bin", "not a folder");
+    let folder_with = |name: &str, file: &str, make: &dyn Fn(&Path)| {
+        let dir = temp.path().join(name);
+        tiny_model(&dir);
+        let path = dir.join(file);
+        std::fs::remove_file(&path).ok();
+        make(&path);
+        dir
+    };
+    let zero = |path: &Path| std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+    let cases: Vec<(&str, PathBuf, Vec<&str>)> = vec![
+        ("a FIFO", pipe.clone(), vec!["named pipe", "not a folder"]),
+        (
+            "/dev/zero",
+            PathBuf::from("/dev/zero"),
+            vec!["/dev/zero", "character device", "not a folder"],
+        ),
+        (
+            "/dev/null",
+            PathBuf::from("/dev/null"),
+            vec!["/dev/null", "character device", "not a folder"],
+        ),
+        (
+            "a file",
+            file.clone(),
+            vec!["model.bin", "a file, not a folder"],
+        ),
+        (
+            "weights a FIFO",
+            folder_with("fifo-weights", "model.safetensors", &|p| fifo(p)),
+            vec!["model.safetensors", "named pipe"],
+        ),
+        (
+            "weights a link to /dev/zero",
+            folder_with("zero-weights", "model.safetensors", &zero),
+            vec!["model.safetensors", "character device"],
+        ),
+        (
+            "tokenizer a link to /dev/zero",
+            folder_with("zero-tokenizer", "tokenizer.json", &zero),
+            vec!["tokenizer.json", "character device"],
+        ),
+        (
+            "config a FIFO",
+            folder_with("fifo-config", "config.json", &|p| fifo(p)),
+            vec!["config.json", "named pipe"],
+        ),
+        (
+            "config a folder",
+            folder_with("folder-config", "config.json", &|p| {
+                std::fs::create_dir(p).unwrap()
+            }),
+            vec!["config.json", "a folder"],
+        ),
+        (
+            "sentence_bert_config.json a FIFO",
+            folder_with("fifo-sbert", "sentence_bert_config.json", &|p| fifo(p)),
+            vec!["sentence_bert_config.json", "named pipe"],
+        ),
+        (
+            "sentence_bert_config.json a link to /dev/zero",
+            folder_with("zero-sbert", "sentence_bert_config.json", &zero),
+            vec!["sentence_bert_config.json", "character device"],
+        ),
+    ];
+    for (label, model, expect) in &cases {
+        let run = search(
+            &root,
+            &cache,
+            &["--model", model.to_str().unwrap()],
+            "weather",
+        );
+        assert_refused(&run, expect, label);
+    }
+    // The variable is refused the same way.
+    for (label, model, expect) in [&cases[0], &cases[1], &cases[4]] {
+        let mut command = skilldex();
+        command
+            .args(["search", "--json", "--root"])
+            .arg(&root)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .env("SKILLDEX_MODEL", model)
+            .args(["--", "weather"]);
+        assert_refused(
+            &bounded(command),
+            expect,
+            &format!("SKILLDEX_MODEL {label}"),
+        );
+    }
+}
+
+/// `serve` with a model that cannot be loaded still answers: by words,
+/// saying semantic search is off (the log says why).
+#[cfg(all(feature = "mcp", unix))]
+#[test]
+fn serve_with_a_broken_model_answers_by_words_and_says_why() {
+    use serde_json::Value;
+    let temp = tempfile::tempdir().unwrap();
+    let (root, cache) = (temp.path().join("skills"), temp.path().join("cache"));
+    catalog(&root);
+    write(
+        &root,
+        "weather/mcp-tools.json",
+        serde_json::json!({"server": {"description": "Weather data for places."},
+            "tools": [{"name": "get_forecast", "description": "Forecast of rain and wind for a city.",
+                "inputSchema": {"type": "object"}}]})
+        .to_string(),
+    );
+    let model = temp.path().join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    for file in ["config.json", "tokenizer.json"] {
+        std::fs::write(model.join(file), "{").unwrap();
+    }
+    std::os::unix::fs::symlink("/dev/zero", model.join("model.safetensors")).unwrap();
+    let mut raw = super::mcp::Raw::spawn(
+        &root,
+        &[
+            "--no-watch",
+            "--model",
+            model.to_str().unwrap(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ],
+        std::process::Stdio::piped(),
+    );
+    let answer = raw.request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(answer.get("result").is_some(), "{answer}");
+    raw.send(
+        &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    );
+    let (is_error, text) = raw.call(
+        "search_skills",
+        serde_json::json!({"query": "weather forecast"}),
+    );
+    assert!(!is_error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["results"][0]["name"], "weather-forecast", "{text}");
+    assert_eq!(answer["mode"], "lexical", "{text}");
+    let note = answer["note"].as_str().unwrap_or_default();
+    assert!(note.contains("semantic search is off"), "{text}");
+    // The answer does not say where the model is; the log does.
+    assert!(!text.contains(model.to_str().unwrap()), "{text}");
+    let (is_error, text) = raw.call("tool_search", serde_json::json!({"query": "rain forecast"}));
+    assert!(!is_error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["tools"][0]["id"], "weather/get_forecast", "{text}");
+    assert!(
+        answer["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("semantic search is off"),
+        "{text}"
+    );
+    let (status, _, stderr) = raw.close();
+    assert!(status.success(), "{status:?}\n{stderr}");
+    assert!(stderr.contains("semantic search is off"), "{stderr}");
+    if cfg!(feature = "semantic") {
+        assert!(stderr.contains("config.json"), "{stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -303,6 +303,8 @@ impl Gateway {
         }
         if warming {
             answer["note"] = json!(crate::search::WARMING_NOTE);
+        } else if let Some(note) = searchable.lexical_note() {
+            answer["note"] = json!(note);
         }
         if tools_is_empty(&answer) && !warming {
             let servers: Vec<&str> = searchable

@@ -63,6 +63,7 @@ struct Inner {
     budget_tokens: Option<usize>,
     log: Log,
     semantic: Option<Arc<crate::search::SemanticModel>>,
+    semantic_off: bool,
     state: Mutex<State>,
     /// Open `subscriptions/listen` streams (2026-07-28 sessions).
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
@@ -102,6 +103,7 @@ impl SkilldexServer {
                 budget_tokens: options.budget_tokens,
                 log: Arc::clone(&options.log),
                 semantic: options.semantic.clone(),
+                semantic_off: options.semantic_off,
                 state: Mutex::new(State {
                     base: None,
                     view: None,
@@ -156,6 +158,9 @@ impl SkilldexServer {
                     Arc::clone(&catalog),
                     Arc::clone(model),
                 ),
+                None if self.inner.semantic_off => {
+                    crate::search::Searchable::semantic_off(Arc::clone(&catalog))
+                }
                 None => crate::search::Searchable::new(Arc::clone(&catalog)),
             }),
             catalog,
