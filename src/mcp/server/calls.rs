@@ -66,15 +66,13 @@ impl SkilldexServer {
                 // A read opens files: off the protocol thread, so a slow
                 // disk or a hostile file never holds up other requests.
                 let task_view = Arc::clone(&view);
-                let task = tokio::task::spawn_blocking(move || {
+                let answer = super::off_thread(&context, "read", move || {
                     let checked = Arguments::new(tools::READ_SKILL, &arguments)?;
                     let locate = |uri: &str| task_view.index.locate(uri);
                     tools::read_skill(&task_view.catalog, &checked, &locate)
-                });
-                let answer = task
-                    .await
-                    .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
-                    .map_err(Self::invalid)?;
+                })
+                .await?
+                .map_err(Self::invalid)?;
                 let note = match name.filter(|_| whole_skill) {
                     Some(name) => self.load_declared_tools(&name, &context, &view).await,
                     None => None,
@@ -87,13 +85,12 @@ impl SkilldexServer {
             tools::GREP_SKILLS => {
                 // Grep may read every file: keep it off the protocol thread.
                 let view = Arc::clone(&view);
-                let task = tokio::task::spawn_blocking(move || {
+                super::off_thread(&context, "grep", move || {
                     let checked = Arguments::new(tools::GREP_SKILLS, &arguments)?;
                     tools::grep_skills(&view.catalog, &checked)
-                });
-                task.await
-                    .map_err(|e| McpError::internal_error(format!("grep failed: {e}"), None))?
-                    .map_err(Self::invalid)?
+                })
+                .await?
+                .map_err(Self::invalid)?
             }
             tools::SEARCH_SKILLS => {
                 let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;

@@ -149,10 +149,10 @@ impl SkilldexServer {
         let arguments = arguments.clone();
         // Off the protocol thread: the first search of a snapshot builds
         // its index.
-        let found =
-            tokio::task::spawn_blocking(move || gateway.search(&set, &arguments, &reserved_name))
-                .await
-                .map_err(|e| McpError::internal_error(format!("tool_search failed: {e}"), None))?;
+        let found = super::off_thread(context, "tool_search", move || {
+            gateway.search(&set, &arguments, &reserved_name)
+        })
+        .await?;
         let (answer, grew) = match found {
             Ok(found) => found,
             Err(error) => return Ok(text_result(error.to_string(), true).into()),

@@ -90,6 +90,23 @@ pub struct SkilldexServer {
     inner: Arc<Inner>,
 }
 
+/// Run `work` on the blocking pool for a request, unless the client has
+/// cancelled the request by the time a thread is free: a storm of
+/// requests cancelled at once costs their queueing, not their work.
+async fn off_thread<T: Send + 'static>(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, McpError> {
+    let token = context.ct.clone();
+    tokio::task::spawn_blocking(move || (!token.is_cancelled()).then(work))
+        .await
+        .map_err(|e| McpError::internal_error(format!("{what} failed: {e}"), None))?
+        .ok_or_else(|| {
+            McpError::internal_error(format!("{what} was cancelled before it started"), None)
+        })
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

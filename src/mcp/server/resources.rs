@@ -71,7 +71,7 @@ impl SkilldexServer {
     pub(super) async fn resource_read(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let view = self.view();
         skills::check_length(&request.uri)
@@ -82,7 +82,7 @@ impl SkilldexServer {
         }
         // Files are read off the protocol thread: other requests (a ping)
         // are answered meanwhile.
-        let task = tokio::task::spawn_blocking(move || {
+        let task = super::off_thread(&context, "read", move || {
             let uri = request.uri.as_str();
             if uri == DIRECTORY_URI {
                 let text = view.directory.get_or_init(|| {
@@ -142,8 +142,7 @@ impl SkilldexServer {
                 skills::read_file(&view.catalog, skill, &relative, uri).map_err(not_found)?;
             Ok(ReadResourceResult::new(vec![contents]).into())
         });
-        task.await
-            .map_err(|e| McpError::internal_error(format!("read failed: {e}"), None))?
+        task.await?
     }
 
     pub(super) async fn skills_list(
@@ -188,11 +187,11 @@ impl SkilldexServer {
     pub(super) async fn skill_get(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
         let view = self.view();
         skills::check_length(&request.uri).map_err(|why| McpError::invalid_params(why, None))?;
-        let task = tokio::task::spawn_blocking(move || {
+        let task = super::off_thread(&context, "get", move || {
             let uri = request.uri.as_str();
             if let Err(meant) = skills::check_canonical(uri) {
                 return Err(McpError::invalid_params(
@@ -214,18 +213,17 @@ impl SkilldexServer {
             })?;
             Ok(GetSkillResult::new(entry))
         });
-        task.await
-            .map_err(|e| McpError::internal_error(format!("get failed: {e}"), None))?
+        task.await?
     }
 
     pub(super) async fn directory_read(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         let view = self.view();
         skills::check_length(&request.uri).map_err(|why| McpError::invalid_params(why, None))?;
-        let task = tokio::task::spawn_blocking(move || {
+        let task = super::off_thread(&context, "list", move || {
             let uri = request.uri.as_str();
             let not_directory = |why: String| McpError::invalid_params(why, None);
             if let Err(meant) = skills::check_canonical(uri) {
@@ -239,8 +237,7 @@ impl SkilldexServer {
                 .map_err(not_directory)?;
             Ok(ListResourcesResult::with_all_items(children))
         });
-        task.await
-            .map_err(|e| McpError::internal_error(format!("list failed: {e}"), None))?
+        task.await?
     }
 }
 

@@ -12,6 +12,8 @@
 
 mod clients;
 mod protocol;
+#[cfg(target_os = "linux")]
+mod storms;
 
 use super::{copy_dir, repo, write};
 use serde_json::{json, Value};
