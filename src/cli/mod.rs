@@ -137,11 +137,20 @@ struct RenderArgs {
     #[arg(long, value_enum, default_value_t = PathsArg::Absolute)]
     paths: PathsArg,
     /// Fit the directory in this many tokens (o200k tokenizer).
-    #[arg(long, value_name = "N", conflicts_with = "budget_chars")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["budget_chars", "host", "context_tokens"])]
     budget_tokens: Option<usize>,
     /// Fit the directory in this many characters.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["host", "context_tokens"])]
     budget_chars: Option<usize>,
+    /// Fit the directory in the skill-listing budget of this agent host
+    /// (its share of the context window; see docs/render.md), and say
+    /// what it left out.
+    #[arg(long, value_enum)]
+    host: Option<HostArg>,
+    /// The model's context window, in tokens: the budget is the host's
+    /// share of it (with --host), else 1% of it.
+    #[arg(long, value_name = "N")]
+    context_tokens: Option<usize>,
     /// What to show: bodies inline (full), one line per skill (directory),
     /// one line per namespace (namespaces), or pick by size (auto).
     #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
@@ -159,6 +168,28 @@ enum FormatArg {
     Xml,
     Json,
     AgentsMd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HostArg {
+    Claude,
+    Codex,
+    Gemini,
+    Copilot,
+    Opencode,
+}
+
+impl From<HostArg> for skilldex::query::Host {
+    fn from(host: HostArg) -> Self {
+        use skilldex::query::Host;
+        match host {
+            HostArg::Claude => Host::Claude,
+            HostArg::Codex => Host::Codex,
+            HostArg::Gemini => Host::Gemini,
+            HostArg::Copilot => Host::Copilot,
+            HostArg::Opencode => Host::Opencode,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -60,6 +60,14 @@ pub(super) fn render_command(cli: &Cli, args: &RenderArgs) -> anyhow::Result<Exi
                 budget.unit()
             );
         }
+        if let Some(host) = args.host {
+            let profile = query::Host::from(host).profile();
+            say!(
+                "skilldex: --host {}: {}",
+                profile.name,
+                profile.explain(args.context_tokens)
+            );
+        }
         if let Some(budget) = budget {
             let mut parts = Vec::new();
             if rendered.shortened > 0 {
@@ -139,15 +147,22 @@ pub(super) fn render_options(cli: &Cli, args: &RenderArgs) -> anyhow::Result<Ren
             (None, None) => Format::Markdown,
         }
     };
+    let host = args.host.map(|h| query::Host::from(h).profile());
     let budget = match (
         args.budget_tokens,
         args.budget_chars,
+        host,
+        args.context_tokens,
         settings.budget_tokens,
     ) {
-        (Some(n), _, _) => Some(Budget::Tokens(n)),
-        (None, Some(n), _) => Some(Budget::Chars(n)),
-        (None, None, Some(n)) => Some(Budget::Tokens(n)),
-        (None, None, None) => None,
+        (Some(n), ..) => Some(Budget::Tokens(n)),
+        (None, Some(n), ..) => Some(Budget::Chars(n)),
+        (None, None, Some(host), context, _) => Some(host.budget(context)),
+        (None, None, None, Some(context), _) => {
+            Some(Budget::Tokens(query::render::context_budget(context, 100)))
+        }
+        (None, None, None, None, Some(n)) => Some(Budget::Tokens(n)),
+        (None, None, None, None, None) => None,
     };
     if format == Format::Json || matches!(budget, Some(Budget::Tokens(_))) {
         // Load the tokenizer while the roots are scanned.

@@ -929,3 +929,67 @@ fn suggested_commands_run_as_printed() {
     assert!(!named.contains(&"skill-037"), "{json}");
     assert!(named.contains(&"skill-000"), "{json}");
 }
+
+/// `--host` fits the directory in that host's own listing budget (its
+/// share of the context window) and says how it got there; the output
+/// never goes over it.
+#[test]
+fn a_host_budget_is_its_share_of_the_context_and_is_kept() {
+    let temp = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        write(
+            temp.path(),
+            &format!("team{}/skill-{i}/SKILL.md", i % 7),
+            skill_md(
+                &format!("skill-{i}"),
+                &format!("Handles case {i} of the work with a long explanation of when it applies and why. Use when case {i} comes up."),
+            ),
+        );
+    }
+    let root = temp.path().to_str().unwrap();
+    for (args, limit, said) in [
+        (&["--host", "codex"][..], 5_440, "--host codex: a budget of 5,440 characters (2% of a 272,000-token context"),
+        (&["--host", "claude"][..], 8_000, "--host claude: a budget of 8,000 characters (1% of a 200,000-token context, at 4 characters a token)"),
+        (&["--host", "claude", "--context-tokens", "100000"][..], 4_000, "a budget of 4,000 characters"),
+    ] {
+        let run = run(&[&["--root", root, "render", "--paths", "none"][..], args].concat());
+        assert_eq!(run.code, 0, "{args:?}: {run:?}");
+        let chars = run.stdout.chars().count();
+        assert!(chars <= limit, "{args:?}: {chars} characters over {limit}");
+        assert!(chars > limit * 9 / 10, "{args:?}: the budget is spent: {chars} of {limit}");
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("skilldex: fitted in"), "{args:?}: {}", run.stderr);
+    }
+    let copilot = run(&["--root", root, "render", "--host", "copilot"]);
+    assert!(
+        copilot.stderr.contains("a budget of 1,280 tokens")
+            && copilot
+                .stderr
+                .contains("copilot publishes no listing budget"),
+        "{}",
+        copilot.stderr
+    );
+    let plain = run(&[
+        "--root",
+        root,
+        "render",
+        "--context-tokens",
+        "50000",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&plain.stdout).unwrap();
+    assert_eq!(
+        json["budget"],
+        serde_json::json!({"unit": "tokens", "limit": 500}),
+        "{}",
+        plain.stdout.chars().take(300).collect::<String>()
+    );
+    for wrong in [
+        &["--host", "cursor"][..],
+        &["--host", "codex", "--budget-chars", "100"][..],
+        &["--context-tokens", "1000", "--budget-tokens", "10"][..],
+    ] {
+        let run = run(&[&["--root", root, "render"][..], wrong].concat());
+        assert_eq!(run.code, 2, "{wrong:?}: {run:?}");
+    }
+}

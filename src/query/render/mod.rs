@@ -32,9 +32,11 @@
 
 mod compose;
 mod fit;
+mod hosts;
 mod text;
 mod tools;
 
+pub use hosts::{context_budget, Host, HostProfile, ShareUnit};
 pub use tools::ShownServer;
 
 pub(crate) use crate::paths::normalize;
