@@ -106,6 +106,20 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
     out
 }
 
+/// A name for a temporary file or folder beside `path` (in its folder),
+/// unique to this process and this call: `.NAME.skilldex-PID-N.tmp`.
+/// Two writers at once, in one process or two, never share one (or
+/// delete the other's).
+pub(crate) fn temporary_beside(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.skilldex-{}-{n}.tmp", std::process::id()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

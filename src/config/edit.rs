@@ -92,14 +92,29 @@ pub(super) fn edit_file(
 
 /// An exclusive advisory lock on the folder of the file `path` leads to,
 /// held while the returned handle lives; `None` when the folder cannot be
-/// opened or locked (the edit then goes on under the in-process lock).
+/// opened or locked within [`LOCK_PATIENCE`] (another process holding it
+/// that long: the edit then goes on under the in-process lock only, so a
+/// stuck process never stalls the caller).
 #[cfg(unix)]
 fn lock_folder_of(path: &Path) -> Option<std::fs::File> {
+    use rustix::fs::{flock, FlockOperation};
     let target = path.canonicalize().ok()?;
     let folder = std::fs::File::open(target.parent()?).ok()?;
-    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive).ok()?;
-    Some(folder)
+    let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+    loop {
+        match flock(&folder, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Some(folder),
+            Err(rustix::io::Errno::WOULDBLOCK) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(_) => return None,
+        }
+    }
 }
+
+/// How long an edit waits for another process's edit of the same file.
+#[cfg(unix)]
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Replace the text of the configuration file `path` the way its owner
 /// set it up: through a symlink the file it points to is edited (the link
@@ -130,17 +145,7 @@ pub(super) fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigErro
         std::io::Write::write_all(&mut file, text.as_bytes()).map_err(error)?;
         return file.sync_all().map_err(error);
     }
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // Unique per write, so two writers never share (or delete) one.
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temporary = target.with_file_name(format!(
-        ".{name}.skilldex-{}-{write}.tmp",
-        std::process::id()
-    ));
+    let temporary = crate::paths::temporary_beside(&target);
     let mut options = std::fs::OpenOptions::new();
     // A new file, never one planted under that name (nor a link's target).
     options.write(true).create_new(true);

@@ -262,12 +262,11 @@ impl EmbeddingCache {
         self.push_block(&mut bytes, &keys);
         let folder = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(folder)?;
-        let temporary = folder.join(format!(
-            ".{}.{}.tmp",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("cache"),
-            std::process::id()
-        ));
-        let written = std::fs::File::create(&temporary)
+        let temporary = crate::paths::temporary_beside(path);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
             .and_then(|mut file| file.write_all(&bytes))
             .and_then(|()| std::fs::rename(&temporary, path));
         if written.is_err() {

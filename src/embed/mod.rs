@@ -11,7 +11,7 @@
 //! embedding. What an entry's text is, and how its vector is mixed with the
 //! lexical score, is the search module's business (`search::semantic`);
 //! this module knows texts and vectors only. It imports nothing of ours but
-//! the hasher and `contain`'s reader of regular files, and never prints.
+//! the hasher, `contain`'s reader of regular files and `paths`' temporary names, and never prints.
 //!
 //! **Hostile folders.** Every file of a model folder (and the cache file)
 //! is opened without blocking, checked to be a regular file on the open

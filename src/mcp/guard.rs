@@ -379,10 +379,20 @@ fn check(line: &[u8], started: &mut bool) -> Check {
             }
             Check::Pass
         }
-        // A notification: never answered, not even when rmcp cannot read
-        // it (it would answer one with an error that has no `id`).
-        (None, Some(_)) if serde_json::from_slice::<ClientJsonRpcMessage>(text).is_err() => {
-            Check::Skip
+        // A message without an id that rmcp cannot read is not a
+        // notification it can act on: answered here with id null (rmcp
+        // would answer with an error that has no `id` at all).
+        (None, Some(method)) if serde_json::from_slice::<ClientJsonRpcMessage>(text).is_err() => {
+            let what = match method.as_str() {
+                Some(method) if method.len() <= 256 => format!("the notification {method}"),
+                Some(_) => "a notification".to_string(),
+                None => "a message whose `method` is not a string".to_string(),
+            };
+            Check::Answer(error(
+                Value::Null,
+                -32600,
+                &format!("invalid request: {what} does not have the shape MCP defines for it"),
+            ))
         }
         (None, Some(_)) => Check::Pass,
         (None, None) => Check::Skip,
@@ -455,12 +465,15 @@ mod tests {
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
         assert!(answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
-        // A notification rmcp cannot read is dropped, never answered.
-        let unreadable = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#;
-        assert!(matches!(
-            check(unreadable.as_bytes(), &mut true),
-            Check::Skip
-        ));
+        // A notification rmcp cannot read: an error with id null.
+        let a =
+            answer(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#).unwrap();
+        assert_eq!(
+            (a["id"].clone(), a["error"]["code"].clone()),
+            (Value::Null, json!(-32600))
+        );
+        let a = answer(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#).unwrap();
+        assert_eq!(a["id"], Value::Null);
     }
 
     #[test]

@@ -195,16 +195,10 @@ pub enum ServeError {
     Session(String),
 }
 
-/// Threads for the blocking work of requests (reads, greps, searches).
-const BLOCKING_THREADS: usize = 32;
-
 /// Serve on stdin/stdout until the client closes stdin.
 pub fn serve_stdio(options: ServeOptions) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        // Reads, greps and searches run on these threads: a storm of
-        // requests queues for them instead of holding 512 threads' memory.
-        .max_blocking_threads(BLOCKING_THREADS)
         .build()
         .map_err(ServeError::Runtime)?;
     runtime.block_on(server::run(options))

@@ -510,13 +510,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SnapshotError> 
     };
     let folder = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder).map_err(error)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = folder.join(format!(".{name}.{}.tmp", std::process::id()));
+    let temporary = crate::paths::temporary_beside(path);
     let result = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         if let Ok(metadata) = std::fs::metadata(path) {

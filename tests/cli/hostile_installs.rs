@@ -170,6 +170,15 @@ fn hostile_collections_install_only_what_belongs_to_the_skill_and_nothing_outsid
     for twin in ["twin", "left", "right"] {
         offer(twin);
     }
+    // A skill whose SKILL.md is a link to its text elsewhere in the
+    // collection (a layout real repositories use).
+    let text_of_linked = skill_md(
+        "linked",
+        "Kept in texts/. Use when testing linked skill files.",
+    );
+    write(&collection, "texts/linked.md", &text_of_linked);
+    std::fs::create_dir_all(collection.join("linked")).unwrap();
+    std::os::unix::fs::symlink("../texts/linked.md", collection.join("linked/SKILL.md")).unwrap();
     // The configuration file is a link; paths in it are relative to the
     // link's folder.
     let config_text = "# the team's settings\navailable: [collection]   # offered skills\n";
@@ -187,9 +196,9 @@ fn hostile_collections_install_only_what_belongs_to_the_skill_and_nothing_outsid
     let answers = install_all(
         &mut raw,
         "skill",
-        &["links", "fifo", "huge", "many", "vcs", "escape"],
+        &["links", "fifo", "huge", "many", "vcs", "escape", "linked"],
     );
-    let [links_answer, fifo_answer, huge_answer, many_answer, vcs_answer, escape_answer] =
+    let [links_answer, fifo_answer, huge_answer, many_answer, vcs_answer, escape_answer, linked_answer] =
         &answers[..]
     else {
         unreachable!()
@@ -263,6 +272,16 @@ fn hostile_collections_install_only_what_belongs_to_the_skill_and_nothing_outsid
     assert!(!escape_answer.0, "{}", text(escape_answer));
     assert_eq!(installed("escape"), paths(&["SKILL.md"]));
 
+    // The linked skill file is copied as the skill's own file.
+    assert!(!linked_answer.0, "{}", text(linked_answer));
+    assert_eq!(installed("linked"), paths(&["SKILL.md"]));
+    let copied = real_root.join("linked/SKILL.md");
+    assert!(!std::fs::symlink_metadata(&copied)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&copied).unwrap(), text_of_linked);
+
     // Names that try to leave: never offered, nothing written.
     for id in [
         "..",
@@ -315,7 +334,7 @@ fn hostile_collections_install_only_what_belongs_to_the_skill_and_nothing_outsid
     names.sort();
     assert_eq!(
         names,
-        ["demo", "escape", "fifo", "left", "links", "right", "twin", "vcs"]
+        ["demo", "escape", "fifo", "left", "linked", "links", "right", "twin", "vcs"]
     );
     assert_eq!(std::fs::read_to_string(&config_real).unwrap(), config_text);
     assert!(std::fs::symlink_metadata(&config)

@@ -29,6 +29,10 @@ pub struct OfferedSkill {
     pub description: String,
     /// The skill's folder in its collection.
     pub folder: PathBuf,
+    /// Its skill file as the catalog found it, and the collection root
+    /// it is in (a `SKILL.md` may be a link to elsewhere in that root).
+    pub skill_file: PathBuf,
+    pub collection: PathBuf,
 }
 
 /// Why a skill cannot be installed.
@@ -137,11 +141,17 @@ pub fn find_offered(
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    let collection = catalog
+        .as_ref()
+        .and_then(|c| c.roots().get(skill.root).cloned())
+        .unwrap_or_else(|| folder.clone());
     Ok(OfferedSkill {
         id: skill.id.clone(),
         name: skill.name.clone(),
         description: skill.description.clone(),
+        skill_file: skill.path.clone(),
         folder,
+        collection,
     })
 }
 
@@ -169,7 +179,8 @@ pub fn copy_into_first_writable(
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| skill.name.clone().into());
-    let plan = survey(&skill.folder).map_err(|error| match error {
+    let skill_file_name = skill.skill_file.file_name().map(|n| n.to_os_string());
+    let plan = survey(&skill.folder, skill_file_name.as_deref()).map_err(|error| match error {
         Survey::Refused(reason) => InstallError::TooLarge {
             id: skill.id.clone(),
             reason,
@@ -182,13 +193,8 @@ pub fn copy_into_first_writable(
         },
     })?;
     for root in roots.iter().filter(|r| r.is_dir()) {
-        static INSTALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let install = INSTALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // One staging folder per install: two at once never share one.
-        let staging = root.join(format!(
-            ".skilldex-install-{}-{install}",
-            std::process::id()
-        ));
+        let staging = crate::paths::temporary_beside(&root.join("skilldex-install"));
         match std::fs::create_dir(&staging) {
             Ok(()) => {}
             Err(error)
@@ -209,7 +215,7 @@ pub fn copy_into_first_writable(
             }
         }
         let target = root.join(&name);
-        let result = stage_and_move(&skill.folder, &plan, &staging, &name, &target);
+        let result = stage_and_move(skill, &plan, &staging, &name, &target);
         let _ = std::fs::remove_dir_all(&staging);
         return match result {
             Ok(()) => Ok(Installed {
@@ -249,8 +255,8 @@ pub fn copy_into_first_writable(
 fn same_skill_file(offered: &Path, there: &Path) -> bool {
     crate::scan::SKILL_FILE_NAMES.iter().any(|name| {
         match (
-            std::fs::read(offered.join(name)),
-            std::fs::read(there.join(name)),
+            crate::contain::read_regular(&offered.join(name), MAX_BYTES),
+            crate::contain::read_regular(&there.join(name), MAX_BYTES),
         ) {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
@@ -264,6 +270,8 @@ fn same_skill_file(offered: &Path, there: &Path) -> bool {
 struct Plan {
     folders: Vec<PathBuf>,
     files: Vec<(PathBuf, u64)>,
+    /// The skill file, when it is a link (to elsewhere in the collection).
+    linked_skill_file: Option<PathBuf>,
     left_out: LeftOut,
 }
 
@@ -327,7 +335,7 @@ impl From<std::io::Error> for Survey {
 
 /// Walk the folder `from` (links not followed) and plan its copy, or say
 /// why it is too big to install.
-fn survey(from: &Path) -> Result<Plan, Survey> {
+fn survey(from: &Path, skill_file: Option<&std::ffi::OsStr>) -> Result<Plan, Survey> {
     let mut plan = Plan::default();
     let mut bytes = 0u64;
     let mut entries = 0usize;
@@ -343,10 +351,25 @@ fn survey(from: &Path) -> Result<Plan, Survey> {
             std::fs::read_dir(from.join(&relative))?.collect::<Result<_, _>>()?;
         listed.sort_by_key(|e| e.file_name());
         for entry in listed {
+            entries += 1;
+            if entries > MAX_ENTRIES {
+                return Err(Survey::Refused(format!(
+                    "the skill holds more than {} files and folders",
+                    crate::text::thousands(MAX_ENTRIES)
+                )));
+            }
             let path = relative.join(entry.file_name());
             let kind = entry.file_type()?;
             if kind.is_symlink() {
-                plan.left_out.links += 1;
+                if relative.as_os_str().is_empty()
+                    && Some(entry.file_name().as_os_str()) == skill_file
+                {
+                    // A skill file linked to elsewhere in the collection
+                    // is the skill's text: copied as a file.
+                    plan.linked_skill_file = Some(path);
+                } else {
+                    plan.left_out.links += 1;
+                }
                 continue;
             }
             if kind.is_dir() {
@@ -362,13 +385,6 @@ fn survey(from: &Path) -> Result<Plan, Survey> {
                 plan.left_out.special += 1;
                 continue;
             }
-            entries += 1;
-            if entries > MAX_ENTRIES {
-                return Err(Survey::Refused(format!(
-                    "the skill holds more than {} files and folders",
-                    crate::text::thousands(MAX_ENTRIES)
-                )));
-            }
             if kind.is_dir() {
                 plan.folders.push(path.clone());
                 stack.push((path, depth + 1));
@@ -378,10 +394,10 @@ fn survey(from: &Path) -> Result<Plan, Survey> {
             bytes = bytes.saturating_add(size);
             if bytes > MAX_BYTES {
                 return Err(Survey::Refused(format!(
-                    "{} is {}, and a skill installs at most {} in all",
+                    "its files come to more than {} (at {}, {})",
+                    crate::text::bytes(MAX_BYTES),
                     path.display(),
-                    crate::text::bytes(size),
-                    crate::text::bytes(MAX_BYTES)
+                    crate::text::bytes(size)
                 )));
             }
             plan.files.push((path, size));
@@ -404,7 +420,7 @@ impl From<std::io::Error> for Staged {
 }
 
 fn stage_and_move(
-    from: &Path,
+    skill: &OfferedSkill,
     plan: &Plan,
     staging: &Path,
     name: &std::ffi::OsStr,
@@ -413,56 +429,77 @@ fn stage_and_move(
     if std::fs::symlink_metadata(target).is_ok() {
         return Err(Staged::Exists);
     }
+    // Every file is opened from the folder opened once, never by a path
+    // that a link swapped in since the survey could lead elsewhere.
+    let folder = crate::contain::Folder::open(&skill.folder)?;
     // Nothing under the staging folder is scanned.
     std::fs::write(staging.join(".ignore"), "*\n")?;
     let copy = staging.join(name);
     std::fs::create_dir(&copy)?;
-    for folder in &plan.folders {
-        std::fs::create_dir(copy.join(folder))?;
+    for dir in &plan.folders {
+        std::fs::create_dir(copy.join(dir))?;
     }
     for (file, size) in &plan.files {
-        copy_file(&from.join(file), &copy.join(file), *size)?;
+        let relative = crate::paths::slash_path(file);
+        let opened = folder.open_path(&relative).map_err(refused(&relative))?;
+        if opened.kind != crate::contain::OpenedKind::File
+            || opened.through_link
+            || opened.len > *size
+        {
+            return Err(changed(&relative));
+        }
+        copy_file(opened, &copy.join(file), *size)?;
+    }
+    if let Some(file) = &plan.linked_skill_file {
+        let relative = crate::paths::slash_path(file);
+        let opened = folder
+            .open_skill_file(&relative, &skill.collection, &skill.skill_file)
+            .map_err(refused(&relative))?;
+        if opened.kind != crate::contain::OpenedKind::File || opened.len > MAX_BYTES {
+            return Err(changed(&relative));
+        }
+        let len = opened.len;
+        copy_file(opened, &copy.join(file), len)?;
     }
     move_into_place(&copy, target)
 }
 
-/// Copy the regular file `from` (as surveyed, `size` bytes) to the new
-/// file `to` with its permission bits. It is opened without following a
-/// link and without waiting (a file swapped for a link or a pipe since
-/// the survey is refused), and no more than `size` bytes are copied.
-fn copy_file(from: &Path, to: &Path, size: u64) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
+/// A file that is no longer what the survey saw.
+fn changed(relative: &str) -> Staged {
+    Staged::Io(std::io::Error::other(format!(
+        "{relative} changed while the skill was copied"
+    )))
+}
+
+/// A file the folder refuses to open, said as a client may read it.
+fn refused(relative: &str) -> impl Fn(crate::contain::Refusal) -> Staged + '_ {
+    move |refusal| {
+        Staged::Io(std::io::Error::other(format!(
+            "{relative}: {}",
+            refusal.told_to_client()
+        )))
+    }
+}
+
+/// Copy at most `size` bytes of the opened file to the new file `to`,
+/// with its permission bits.
+fn copy_file(opened: crate::contain::Opened, to: &Path, size: u64) -> std::io::Result<()> {
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc_flags());
-    }
-    let source = options.open(from)?;
-    let metadata = source.metadata()?;
-    if !metadata.is_file() || metadata.len() > size {
-        return Err(std::io::Error::other(format!(
-            "{} changed while it was copied",
-            from.display()
-        )));
-    }
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        opened.file.metadata()?.permissions().mode() & 0o777
+    };
     let mut target = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(to)?;
-    std::io::copy(&mut std::io::Read::take(source, size), &mut target)?;
+    std::io::copy(&mut std::io::Read::take(opened.file, size), &mut target)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = metadata.permissions().mode() & 0o777;
         target.set_permissions(std::fs::Permissions::from_mode(mode))?;
     }
     Ok(())
-}
-
-#[cfg(unix)]
-fn libc_flags() -> i32 {
-    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
 /// Rename the staged copy to `target`, never over something there: on
@@ -581,6 +618,8 @@ mod tests {
             name: "pdf-tools".into(),
             description: String::new(),
             folder: collection.join("pdf-tools"),
+            skill_file: collection.join("pdf-tools/SKILL.md"),
+            collection: collection.clone(),
         };
         if !running_as_root {
             let copied =
@@ -611,6 +650,8 @@ mod tests {
             name: "deep".into(),
             description: String::new(),
             folder: collection.join("deep"),
+            skill_file: collection.join("deep/SKILL.md"),
+            collection: collection.clone(),
         };
         let root = temp.path().join("root");
         std::fs::create_dir_all(&root).unwrap();

@@ -126,9 +126,9 @@ impl ServerHandler for SkilldexServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        self.prompt_get(request).await
+        self.prompt_get(request, &context).await
     }
 
     async fn complete(

@@ -90,21 +90,35 @@ pub struct SkilldexServer {
     inner: Arc<Inner>,
 }
 
-/// Run `work` on the blocking pool for a request, unless the client has
-/// cancelled the request by the time a thread is free: a storm of
-/// requests cancelled at once costs their queueing, not their work.
+/// Requests whose blocking work (reads, greps, searches) runs at once;
+/// the rest wait for a slot, so a storm of requests holds at most this
+/// many requests' memory. stdin and stdout are not behind it.
+const WORK_SLOTS: usize = 32;
+
+/// Run `work` on the blocking pool for a request once one of
+/// [`WORK_SLOTS`] is free, unless the client cancels the request first:
+/// a storm of requests cancelled at once costs their queueing, not their
+/// work.
 async fn off_thread<T: Send + 'static>(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
     what: &str,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, McpError> {
+    static SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(WORK_SLOTS);
+    let cancelled =
+        || McpError::internal_error(format!("{what} was cancelled before it started"), None);
     let token = context.ct.clone();
-    tokio::task::spawn_blocking(move || (!token.is_cancelled()).then(work))
-        .await
-        .map_err(|e| McpError::internal_error(format!("{what} failed: {e}"), None))?
-        .ok_or_else(|| {
-            McpError::internal_error(format!("{what} was cancelled before it started"), None)
-        })
+    let slot = tokio::select! {
+        slot = SLOTS.acquire() => slot.map_err(|e| McpError::internal_error(e.to_string(), None))?,
+        () = token.cancelled() => return Err(cancelled()),
+    };
+    tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        (!token.is_cancelled()).then(work)
+    })
+    .await
+    .map_err(|e| McpError::internal_error(format!("{what} failed: {e}"), None))?
+    .ok_or_else(cancelled)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

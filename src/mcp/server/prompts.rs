@@ -5,6 +5,7 @@ use super::SkilldexServer;
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, ListPromptsResult, PaginatedRequestParams,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData as McpError;
 
 impl SkilldexServer {
@@ -21,15 +22,15 @@ impl SkilldexServer {
     pub(super) async fn prompt_get(
         &self,
         request: GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let view = self.view();
         // A prompt reads the skill's file: off the protocol thread.
-        let task = tokio::task::spawn_blocking(move || {
+        super::off_thread(context, "prompt", move || {
             crate::mcp::prompts::get(&view.catalog, &request.name, request.arguments.as_ref())
-        });
-        task.await
-            .map_err(|e| McpError::internal_error(format!("prompt failed: {e}"), None))?
-            .map(Into::into)
-            .map_err(|e| McpError::invalid_params(e.to_string(), None))
+        })
+        .await?
+        .map(Into::into)
+        .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
 }
