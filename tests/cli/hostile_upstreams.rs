@@ -57,12 +57,7 @@ fn serve(folder: &Path) -> Raw {
 }
 
 fn rss_mb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
+    super::memory_mb(pid, "VmRSS")
 }
 
 /// Call `tool` through `call_tool` and, while it runs, ping: the call's

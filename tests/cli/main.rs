@@ -270,6 +270,17 @@ pub fn codes_for(diagnostics: &[serde_json::Value], needle: &str) -> Vec<String>
 }
 
 /// Busy processes, killed when dropped.
+/// A memory figure of process `pid` from /proc (`VmRSS`, `VmHWM`), in MB;
+/// 0 where there is no /proc.
+pub fn memory_mb(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}
+
 pub struct Hogs(Vec<std::process::Child>);
 
 impl Hogs {

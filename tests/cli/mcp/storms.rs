@@ -20,12 +20,7 @@ const RSS_CAP_MB: u64 = 384;
 
 /// serve's peak resident memory so far (`VmHWM`), in MB.
 fn peak_rss_mb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb / 1024)
+    crate::memory_mb(pid, "VmHWM")
 }
 
 /// Read answers until every id of `ids` has one (or `patience` passes);
