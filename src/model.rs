@@ -471,18 +471,32 @@ pub struct Skill {
     /// True when the plain name is held by a skill of higher precedence and
     /// this one is reachable only by its qualified id.
     pub shadowed: bool,
-    /// The body's ATX headings (outside code fences), one per line, for
-    /// search. Not serialized: `show` reports the full outline.
+    /// What search reads of the body (headings, lead, "when to use" items,
+    /// sections' first sentences). Not serialized: `show` reports the full
+    /// outline.
     #[serde(skip)]
-    pub headings: String,
-    /// The body's first paragraph of prose (at most 400 bytes), for
-    /// search. Not serialized.
-    #[serde(skip)]
-    pub lead: String,
+    pub body: BodyText,
     /// The MCP tools the skill declares it needs (`allowed-tools`,
     /// `metadata.mcp-tools`, `agents/openai.yaml`), in that order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub declared_tools: Vec<DeclaredTool>,
+}
+
+/// What search reads of a skill's body, beyond its front matter: a line
+/// scan of it during the scan (`parse::markdown::body_text`), each part
+/// capped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BodyText {
+    /// The ATX headings (outside code fences), one per line.
+    pub headings: String,
+    /// The first paragraph of prose (at most 400 bytes).
+    pub lead: String,
+    /// The list items of the sections whose heading says when to use the
+    /// skill ("When to Use This Skill", "Use cases"; not "When not to
+    /// use"), their marks dropped: the situations the author names.
+    pub triggers: String,
+    /// The first sentence of every other section: what it is about.
+    pub openings: String,
 }
 
 impl Skill {
@@ -672,8 +686,7 @@ mod tests {
             name_position: None,
             description_position: None,
             shadowed: true,
-            headings: String::new(),
-            lead: String::new(),
+            body: Default::default(),
             declared_tools: Vec::new(),
         };
         for key in ["pdf", "docs/pdf", " /docs/pdf/ ", "pdf/"] {

@@ -380,6 +380,200 @@ pub fn quick_lead(body: &str) -> String {
     out
 }
 
+/// What search reads of a Markdown body ([`crate::model::BodyText`]): its
+/// headings ([`quick_headings`]), its lead ([`quick_lead`]), and, by a line
+/// scan like theirs (fenced code skipped; tables and HTML are not prose),
+/// the items of its "when to use" sections and the first sentence of each
+/// other section (the lead not repeated). Each part is cut to at most 1,024 bytes, a sentence to
+/// 240, at character boundaries.
+pub fn body_text(body: &str) -> crate::model::BodyText {
+    const MAX_BYTES: usize = 1024;
+    const MAX_SENTENCE: usize = 240;
+    const LOOK_BYTES: usize = 64 * 1024;
+    let mut out = crate::model::BodyText {
+        headings: quick_headings(body),
+        lead: quick_lead(body),
+        ..Default::default()
+    };
+    let mut fence: Option<(char, usize)> = None;
+    // Inside a "when to use" section (until a heading of its level or
+    // higher), and the level of its heading.
+    let mut triggers: Option<usize> = None;
+    let mut opening_wanted = false;
+    let mut lead_passed = false;
+    // The last line was (part of) a list item.
+    let mut item = false;
+    let mut looked = 0;
+    for line in body.lines() {
+        looked += line.len() + 1;
+        if looked > LOOK_BYTES
+            || (out.triggers.len() >= MAX_BYTES && out.openings.len() >= MAX_BYTES)
+        {
+            break;
+        }
+        let text = line.trim();
+        let mark = text.chars().next().unwrap_or(' ');
+        if mark == '`' || mark == '~' {
+            let run = text.chars().take_while(|&c| c == mark).count();
+            if run >= 3 {
+                match fence {
+                    None => fence = Some((mark, run)),
+                    Some((c, n)) if c == mark && run >= n && text[run..].trim().is_empty() => {
+                        fence = None
+                    }
+                    Some(_) => {}
+                }
+                continue;
+            }
+        }
+        if fence.is_some() || text.is_empty() {
+            continue;
+        }
+        if let Some((level, title)) = atx_heading(line) {
+            if triggers.is_some_and(|open| level <= open) {
+                triggers = None;
+            }
+            if triggers.is_some() {
+                continue;
+            }
+            match when_to_use(title) {
+                Some(true) => {
+                    triggers = Some(level);
+                    opening_wanted = false;
+                }
+                // What a skill is not for is no evidence that it is meant.
+                Some(false) => opening_wanted = false,
+                None => opening_wanted = true,
+            }
+            item = false;
+            continue;
+        }
+        if mark == '|' || mark == '<' {
+            continue;
+        }
+        let prose = strip_list_mark(text);
+        // A list item, or a line of one (indented under it).
+        item = prose.len() < text.len() || (item && line.starts_with([' ', '\t']));
+        if !lead_passed {
+            // The body's first paragraph is its lead, searched on its own.
+            lead_passed = true;
+            if triggers.is_none() {
+                opening_wanted = false;
+                continue;
+            }
+        }
+        if triggers.is_some() {
+            // The situations are the section's list; prose around it is
+            // more often a caveat ("this skill does not apply when …").
+            if item {
+                push_capped(&mut out.triggers, prose, MAX_BYTES);
+            }
+        } else if opening_wanted {
+            opening_wanted = false;
+            let sentence = first_sentence(prose);
+            push_capped(&mut out.openings, cut(sentence, MAX_SENTENCE), MAX_BYTES);
+        }
+    }
+    out
+}
+
+/// An ATX heading's level and text (up to three spaces before its marks).
+fn atx_heading(line: &str) -> Option<(usize, &str)> {
+    let rest = line.strip_prefix("   ").or_else(|| line.strip_prefix("  "));
+    let rest = rest.or_else(|| line.strip_prefix(' ')).unwrap_or(line);
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    let text = &rest[level..];
+    if level == 0 || level > 6 || !(text.is_empty() || text.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((level, text.trim().trim_end_matches('#').trim_end()))
+}
+
+/// Whether a heading says when (or for what) to use the skill ("When to
+/// use this skill", "When to Use", "Use cases": `Some(true)`) or when not
+/// to ("When not to use": `Some(false)`); `None` for any other heading.
+fn when_to_use(title: &str) -> Option<bool> {
+    let words: Vec<String> = title
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let when_used = has("when") && ["use", "using", "apply", "invoke"].iter().any(|w| has(w));
+    let use_cases = words
+        .windows(2)
+        .any(|pair| pair[0] == "use" && (pair[1] == "cases" || pair[1] == "case"));
+    if !(when_used || use_cases) {
+        return None;
+    }
+    let negated = ["not", "don't", "never", "avoid", "without"]
+        .iter()
+        .any(|w| has(w));
+    Some(!negated)
+}
+
+/// A line without its list or quote mark (`- `, `* `, `+ `, `1. `, `> `).
+fn strip_list_mark(text: &str) -> &str {
+    let text = text.trim_start_matches('>').trim_start();
+    for mark in ["- ", "* ", "+ "] {
+        if let Some(rest) = text.strip_prefix(mark) {
+            return rest.trim_start();
+        }
+    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && digits < 4 {
+        if let Some(rest) = text[digits..]
+            .strip_prefix(". ")
+            .or(text[digits..].strip_prefix(") "))
+        {
+            return rest.trim_start();
+        }
+    }
+    text
+}
+
+/// Up to the end of the first sentence: a `.`, `!` or `?` followed by a
+/// space, or a full stop of CJK scripts.
+fn first_sentence(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let ends = match c {
+            '.' | '!' | '?' => bytes.get(i + 1).is_none_or(|&b| b == b' '),
+            '。' | '！' | '？' => true,
+            _ => false,
+        };
+        if ends {
+            return &text[..i + c.len_utf8()];
+        }
+    }
+    text
+}
+
+/// `text` cut to at most `max` bytes at a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Append `text` to `out` (a space between) while `out` stays within `max`
+/// bytes; the last piece is cut to fit.
+fn push_capped(out: &mut String, text: &str, max: usize) {
+    let room = max.saturating_sub(out.len() + usize::from(!out.is_empty()));
+    if room == 0 || text.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(cut(text, room));
+}
+
 /// One line of [`quick_headings`], from its first mark: track fences,
 /// collect a heading. False once the collected text is full.
 fn heading_line(rest: &str, fence: &mut Option<(u8, usize)>, out: &mut String) -> bool {
@@ -418,6 +612,34 @@ fn heading_line(rest: &str, fence: &mut Option<(u8, usize)>, out: &mut String) -
     }
     out.push_str(text);
     true
+}
+
+#[cfg(test)]
+mod body_text_tests {
+    use super::body_text;
+
+    #[test]
+    fn when_to_use_sections_and_section_openings() {
+        let body = "# Title\n\nThe lead. More lead.\n\n## When to Use This Skill\n\n- Starting a threat model\n* Reviewing a design\n1. Audit prep\n\n### Detail\n\nStill inside.\n\n## Core Concepts\n\nSTRIDE names six threats. Each has a mitigation.\n\n```text\n## Not a heading\n```\n\n## When not to use\n\nPen testing is not for this.\n\n| a | b |\n\n## Use cases\n\n> Compliance reviews\n";
+        let found = body_text(body);
+        assert_eq!(
+            found.triggers,
+            "Starting a threat model Reviewing a design Audit prep Compliance reviews"
+        );
+        assert_eq!(found.openings, "STRIDE names six threats.");
+    }
+
+    #[test]
+    fn parts_are_capped_at_character_boundaries() {
+        let many = "- é situation here\n".repeat(200);
+        let body = format!("## When to use\n\n{many}\n## Next\n\n{}\n", "ü".repeat(400));
+        let found = body_text(&body);
+        assert!(found.triggers.len() <= 1024, "{}", found.triggers.len());
+        assert!(found.triggers.len() > 1000);
+        assert!(found.openings.len() <= 240);
+        assert!(found.openings.starts_with('ü'));
+        assert_eq!(body_text("").triggers, "");
+    }
 }
 
 #[cfg(test)]

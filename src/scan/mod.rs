@@ -645,8 +645,7 @@ fn visit(
                     found.facts,
                 )
                 .map(|mut skill| {
-                    skill.headings = found.headings;
-                    skill.lead = found.lead;
+                    skill.body = found.body;
                     Arc::new(skill)
                 });
                 push(

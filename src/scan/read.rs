@@ -64,8 +64,7 @@ pub(super) fn skill_of(
         name_position: fields.positions.get("name").copied(),
         description_position: fields.positions.get("description").copied(),
         shadowed: false,
-        headings: String::new(),
-        lead: String::new(),
+        body: Default::default(),
         declared_tools,
     })
 }
@@ -83,8 +82,7 @@ pub(super) struct ReadSkill {
     pub(super) linked_target: Option<std::path::PathBuf>,
     pub(super) facts: FileFacts,
     pub(super) parsed: ParsedFile,
-    pub(super) headings: String,
-    pub(super) lead: String,
+    pub(super) body: crate::model::BodyText,
 }
 
 pub(super) fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
@@ -338,14 +336,9 @@ fn parse_skill_head(
             }
         }
     }
-    let (headings, lead) = if parsed.fields.is_some() {
-        let body = text.get(parsed.body_offset..).unwrap_or("");
-        (
-            crate::parse::markdown::quick_headings(body),
-            crate::parse::markdown::quick_lead(body),
-        )
-    } else {
-        (String::new(), String::new())
+    let body = match parsed.fields {
+        Some(_) => crate::parse::markdown::body_text(text.get(parsed.body_offset..).unwrap_or("")),
+        None => Default::default(),
     };
     let complete = (!partial).then_some(text.as_ref());
     crate::rules::check_file(
@@ -381,7 +374,6 @@ fn parse_skill_head(
             hash: content_hash,
         },
         parsed,
-        headings,
-        lead,
+        body,
     })
 }

@@ -135,16 +135,21 @@ impl Inverted {
         index.vocab = vocab.map;
         let docs = docs.len();
         index.docs = docs;
+        // A field's average length is over the documents that have it: a
+        // field most documents leave empty (a body's "when to use" list)
+        // is not long wherever it is present.
         let mut average = [0.0f32; N];
+        let mut present = [0u32; N];
         for part in &parts {
             for lengths in &part.lengths {
-                for (a, l) in average.iter_mut().zip(lengths) {
+                for ((a, n), &l) in average.iter_mut().zip(&mut present).zip(lengths) {
                     *a += l;
+                    *n += u32::from(l > 0.0);
                 }
             }
         }
-        for a in &mut average {
-            *a = (*a / docs.max(1) as f32).max(1.0);
+        for (a, &n) in average.iter_mut().zip(&present) {
+            *a = (*a / n.max(1) as f32).max(1.0);
         }
         // Each document lists its terms once, with a count per field: one
         // weight per term, laid out by term. Documents arrive in order, so

@@ -226,7 +226,8 @@ pub fn entry_text(catalog: &Catalog, kind: EntryKind, index: usize) -> Option<St
     match kind {
         EntryKind::Skill => {
             let s = catalog.skills().get(index)?;
-            Some([s.name.as_str(), &s.description, &s.headings, &s.lead].join("\n"))
+            let b = &s.body;
+            Some([s.name.as_str(), &s.description, &b.headings, &b.lead].join("\n"))
         }
         EntryKind::Tool => {
             let (server, tool) = catalog.tool_at(index)?;

@@ -16,6 +16,11 @@ pub(super) const MIN_SURE_SLIP: usize = 5;
 /// about which skill is meant ("between two versions" is not about merging
 /// two PDFs).
 pub(super) const NUMBER_WEIGHT: f32 = 0.25;
+/// A term whose weighted frequency in a document is under 0.2 (a mention
+/// only in a field weighed 0.15, a body's lead or its sections' first
+/// sentences, or in a field three times its average length) is found
+/// there only in passing; as saturated in the postings (`tf / (K1 + tf)`).
+const FAINT_SAT: f32 = 0.2 / (1.2 + 0.2);
 /// How a query term was matched, which sets its weight and how much of its
 /// query word it covers.
 #[derive(Debug, Clone, Copy)]
@@ -358,7 +363,6 @@ pub(super) fn score(index: &Inverted, plan: &Plan) -> Scored {
     };
     for e in &plan.expansions {
         let factor = e.weight * index.idf(e.term);
-        let (full, partial) = if e.full { (e.units, 0) } else { (0, e.units) };
         for &(d, sat) in index.postings(e.term) {
             let doc = &mut scored.docs[d as usize];
             if !doc.seen {
@@ -366,8 +370,13 @@ pub(super) fn score(index: &Inverted, plan: &Plan) -> Scored {
                 scored.touched.push(d);
             }
             doc.score += factor * sat;
-            doc.full |= full;
-            doc.partial |= partial;
+            // A word found only in passing (in a long body's sections, not
+            // in the name or description) covers its query word in part.
+            if e.full && sat >= FAINT_SAT {
+                doc.full |= e.units;
+            } else {
+                doc.partial |= e.units;
+            }
         }
     }
     scored
@@ -425,8 +434,18 @@ impl Plan {
 
     /// The evidence `full` and `partial` give: the weight they cover (in
     /// words found in one skill each) and its share of the query's.
+    /// A unit only guessed at (see [`Unit::guessed`]) is no evidence that
+    /// the document is meant, wherever the guess was found.
     pub(super) fn evidence(&self, full: u64, partial: u64) -> (f32, f32) {
-        let (got, total) = Self::weighted(&self.evidence_weights, full, partial);
+        let guessed = self
+            .units
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, u)| u.guessed)
+            .fold(0u64, |m, (i, _)| m | (1u64 << i));
+        let (got, total) =
+            Self::weighted(&self.evidence_weights, full & !guessed, partial & !guessed);
         (got, if total > 0.0 { got / total } else { 0.0 })
     }
 

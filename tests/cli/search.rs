@@ -39,9 +39,13 @@ fn json_has_the_documented_shape() {
         .ends_with("skills/docs/pdf-extract/SKILL.md"));
     let score = first["score"].as_f64().unwrap();
     assert!(score > 0.0 && score < 1.0, "{score}");
-    // Namespaces come scored, best first, and the answer's namespace leads.
+    // Namespaces come scored, best first, and the answer's namespace (or
+    // the one its nested skills make) leads.
     let namespaces = json["namespaces"].as_array().unwrap();
-    assert_eq!(namespaces[0]["name"], "docs", "{json}");
+    assert!(
+        ["docs", "docs/pdf-extract"].contains(&namespaces[0]["name"].as_str().unwrap()),
+        "{json}"
+    );
     let scores: Vec<f64> = namespaces
         .iter()
         .map(|n| n["score"].as_f64().unwrap())
@@ -809,7 +813,7 @@ fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
     assert_eq!(words(&json, "weak_terms"), ["picture"], "{json}");
     // Unrelated words still find nothing, and the answer says which.
     for query in [
-        "kubernetes helm chart",
+        "terraform helm ansible",
         "weather forecast",
         "guitar chords",
         "banana",
@@ -830,13 +834,13 @@ fn a_no_match_names_the_words_that_matched_nothing_or_only_weakly() {
 
 #[test]
 fn a_general_word_alone_does_not_answer_for_the_subject() {
-    // "fix", "file" and "return" are in the bundled skills; "car", "taxes"
-    // and "tax" are in none. A skill that matches only the general word
+    // "fix", "file" and "return" are in the bundled skills; "car", "visa"
+    // and "parcel" are in none. A skill that matches only the general word
     // has not matched what the query is about.
     for (query, subject) in [
         ("fix my car", "car"),
-        ("file my taxes", "taxes"),
-        ("tax return", "tax"),
+        ("file my visa", "visa"),
+        ("parcel return", "parcel"),
     ] {
         let (run, json) = search_json(&[query]);
         assert_eq!(run.code, 1, "{query}: {run:?}");
@@ -1109,4 +1113,54 @@ fn tool_search_beats_plain_bm25_on_the_labelled_tool_set() {
         baseline.overall.r5(),
         baseline.overall.mrr()
     );
+}
+
+#[test]
+fn the_body_says_when_a_skill_is_used() {
+    // Two skills whose descriptions say nothing of the request: one names
+    // it under "When to use", the other under "When not to use" and in a
+    // code block. Only the first is found, and it is a sure answer; a
+    // sentence opening a section counts too, less.
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    let body = |name: &str, description: &str, rest: &str| {
+        format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nAn overview.\n\n{rest}")
+    };
+    write(
+        root,
+        "a11y/wcag-audit/SKILL.md",
+        body(
+            "wcag-audit",
+            "Audits web pages against WCAG 2.2 with automated and manual checks.",
+            "## When to Use This Skill\n\n- A customer's procurement team asks for a VPAT\n- Before a public launch\n\n## Steps\n\nRun axe on every template first.\n",
+        ),
+    );
+    write(
+        root,
+        "a11y/contrast/SKILL.md",
+        body(
+            "contrast",
+            "Checks colour contrast ratios of a design system's tokens.",
+            "## When NOT to use\n\n- A procurement team wants a VPAT document\n\n```text\nvpat vpat vpat\n```\n\n## Tokens\n\nRatios are computed from the sRGB luminance of each pair.\n",
+        ),
+    );
+    for filler in ["alpha", "beta", "gamma"] {
+        write(
+            root,
+            &format!("misc/{filler}/SKILL.md"),
+            skill_md(filler, &format!("Handles {filler} records in reports.")),
+        );
+    }
+    let root_s = root.to_str().unwrap();
+    let search = |q: &str| {
+        let run = run_in(root, &["search", "--json", "--root", root_s, q]);
+        assert_eq!(run.code, 0, "{run:?}");
+        run.json()
+    };
+    let json = search("our procurement team wants a VPAT");
+    assert_eq!(ids(&json), ["wcag-audit"], "{json}");
+    assert_eq!(json["confidence"], "high", "{json}");
+    // A section's first sentence is evidence; later sentences are not read.
+    let json = search("luminance ratios");
+    assert_eq!(ids(&json)[0], "contrast", "{json}");
 }
