@@ -535,8 +535,11 @@ pub fn tool_bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
         catalog
             .tools()
             .map(|(_, tool)| {
-                let [name, described, parameters] = super::kinds::tool_text(tool);
-                (tool.id.clone(), format!("{name} {described} {parameters}"))
+                let [name, described, parameters, hint] = super::kinds::tool_text(tool);
+                (
+                    tool.id.clone(),
+                    format!("{name} {described} {parameters} {hint}"),
+                )
             })
             .collect(),
     )

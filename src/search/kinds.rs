@@ -4,12 +4,14 @@
 //!
 //! | kind  | entry fields (weight)                                   | group     | group fields (weight)          |
 //! | ----- | ------------------------------------------------------- | --------- | ------------------------------ |
-//! | skill | name (3), description (1), headings (0.5), lead (0.15), "when to use" sections (0.5), sections' first sentences (0.15) | namespace | path (2), description (1)      |
-//! | tool  | name (3), title + description (1), parameters (0.4)     | server    | name + title (2), description and instructions' lead (1) |
+//! | skill | name (3), description (1), headings (0.5), lead (0.15), "when to use" items (0.5), sections' first sentences (0.15) | namespace | path (2), description (1) |
+//! | tool  | name (3), title + description (1), parameters (0.4), search hint (1) | server | name + title (2), description and instructions' lead (1) |
 //!
 //! A tool's name is split into words by the tokenizer (`create_issue`,
 //! `createIssue`, `repo.list`); its parameters are their names,
-//! descriptions and short enum values. Namespaces nest (a nested one
+//! descriptions and short enum values; its search hint is the words its
+//! server gives hosts' tool searches (`_meta["anthropic/searchHint"]`).
+//! Namespaces nest (a nested one
 //! inherits part of its parent's match); servers do not. Flat tool scoring
 //! (the server's text a field of every tool, no groups) is kept to measure
 //! what the hierarchy brings.
@@ -75,6 +77,14 @@ const OPENINGS: FieldSpec = FieldSpec {
 const PARAMETERS: FieldSpec = FieldSpec {
     weight: 0.4,
     b: 0.75,
+    min_idf: 0.0,
+};
+/// A tool's search hint: a few words its server chose for tool searches,
+/// weighed as its description is, with little length normalisation (a
+/// hint is short by design).
+const SEARCH_HINT: FieldSpec = FieldSpec {
+    weight: 1.0,
+    b: 0.3,
     min_idf: 0.0,
 };
 /// A group's name (a namespace's path, a server's name and title).
@@ -186,28 +196,31 @@ pub(super) fn tool_tier(catalog: &Catalog, scoring: ToolScoring) -> Tier {
     }
     let entries = match scoring {
         ToolScoring::Hierarchical => {
-            let texts: Vec<[String; 3]> =
+            let texts: Vec<[String; 4]> =
                 catalog.tools().map(|(_, tool)| tool_text(tool)).collect();
-            let borrowed: Vec<[&str; 3]> = texts
-                .iter()
-                .map(|[a, b, c]| [a.as_str(), b.as_str(), c.as_str()])
-                .collect();
-            Inverted::build([NAME, DESCRIPTION, PARAMETERS], &borrowed)
-        }
-        ToolScoring::Flat => {
-            let texts: Vec<[String; 4]> = catalog
-                .tools()
-                .map(|(server, tool)| {
-                    let [a, b, c] = tool_text(tool);
-                    let [n, d] = server_text(server);
-                    [a, b, c, format!("{n}\n{d}")]
-                })
-                .collect();
             let borrowed: Vec<[&str; 4]> = texts
                 .iter()
                 .map(|[a, b, c, d]| [a.as_str(), b.as_str(), c.as_str(), d.as_str()])
                 .collect();
-            Inverted::build([NAME, DESCRIPTION, PARAMETERS, FLAT_SERVER], &borrowed)
+            Inverted::build([NAME, DESCRIPTION, PARAMETERS, SEARCH_HINT], &borrowed)
+        }
+        ToolScoring::Flat => {
+            let texts: Vec<[String; 5]> = catalog
+                .tools()
+                .map(|(server, tool)| {
+                    let [a, b, c, h] = tool_text(tool);
+                    let [n, d] = server_text(server);
+                    [a, b, c, h, format!("{n}\n{d}")]
+                })
+                .collect();
+            let borrowed: Vec<[&str; 5]> = texts
+                .iter()
+                .map(|[a, b, c, h, d]| [a.as_str(), b.as_str(), c.as_str(), h.as_str(), d.as_str()])
+                .collect();
+            Inverted::build(
+                [NAME, DESCRIPTION, PARAMETERS, SEARCH_HINT, FLAT_SERVER],
+                &borrowed,
+            )
         }
     };
     let texts: Vec<[String; 2]> = servers.iter().map(|s| server_text(s)).collect();
@@ -244,9 +257,9 @@ pub(crate) fn server_text(server: &ToolNamespace) -> [String; 2] {
 }
 
 /// The texts of a tool's document: its name, its title and description,
-/// and its top-level parameters' names, descriptions and (short) enum
-/// values.
-pub(crate) fn tool_text(tool: &CatalogTool) -> [String; 3] {
+/// its top-level parameters' names, descriptions and (short) enum values,
+/// and its search hint (empty without one).
+pub(crate) fn tool_text(tool: &CatalogTool) -> [String; 4] {
     let described = match &tool.title {
         Some(title) => format!("{title}\n{}", tool.description),
         None => tool.description.clone(),
@@ -275,7 +288,8 @@ pub(crate) fn tool_text(tool: &CatalogTool) -> [String; 3] {
             }
         }
     }
-    [tool.name.clone(), described, parameters]
+    let hint = tool.search_hint.clone().unwrap_or_default();
+    [tool.name.clone(), described, parameters, hint]
 }
 
 #[cfg(test)]

@@ -231,9 +231,17 @@ pub fn entry_text(catalog: &Catalog, kind: EntryKind, index: usize) -> Option<St
         }
         EntryKind::Tool => {
             let (server, tool) = catalog.tool_at(index)?;
-            let [name, described, parameters] = kinds::tool_text(tool);
+            let [name, described, parameters, hint] = kinds::tool_text(tool);
             let [server_name, server_described] = kinds::server_text(server);
-            Some([name, described, parameters, server_name, server_described].join("\n"))
+            let fields = [
+                name,
+                described,
+                parameters,
+                hint,
+                server_name,
+                server_described,
+            ];
+            Some(fields.join("\n"))
         }
     }
 }

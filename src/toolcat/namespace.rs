@@ -44,9 +44,43 @@ pub struct CatalogTool {
     pub input_schema: Value,
     /// `annotations` as the server gave them (hints such as `readOnlyHint`).
     pub annotations: Option<Value>,
+    /// `_meta["anthropic/alwaysLoad"]` is `true`: the server asks hosts to
+    /// keep the tool in the tool list, never deferred behind a search. The
+    /// gateway lists it from the first `tools/list`, as if pinned.
+    pub always_load: bool,
+    /// `_meta["anthropic/searchHint"]`: a few words the server gives a
+    /// host's tool search, whitespace collapsed, at most
+    /// [`MAX_SEARCH_HINT_BYTES`]. Searched as a field of the tool, and
+    /// passed on when the gateway lists the tool.
+    pub search_hint: Option<String>,
     /// Where the tool's object starts in the file (1-based).
     pub line: u32,
     pub column: u32,
+}
+
+/// The `_meta` key of a tool that asks hosts never to defer it.
+pub const ALWAYS_LOAD_KEY: &str = "anthropic/alwaysLoad";
+/// The `_meta` key of a tool's words for a host's tool search.
+pub const SEARCH_HINT_KEY: &str = "anthropic/searchHint";
+/// The longest search hint kept (a hint is a few words; a longer one is
+/// cut at a character boundary).
+pub const MAX_SEARCH_HINT_BYTES: usize = 200;
+
+/// The longest description that configuration may give a tool
+/// (`tool_descriptions` of `skilldex.yaml`): the cap every tool
+/// description of the catalog has, so an override is held to what a
+/// server's own description may be.
+pub const MAX_OVERRIDE_BYTES: usize = MAX_DESCRIPTION_BYTES;
+
+/// A configured description as the catalog uses it: trimmed and cut at a
+/// character boundary to [`MAX_OVERRIDE_BYTES`]; `None` when empty.
+pub fn override_text(text: &str) -> Option<String> {
+    let text = text.trim();
+    (!text.is_empty()).then(|| {
+        schema::cut_at_char_boundary(text, MAX_OVERRIDE_BYTES)
+            .trim_end()
+            .to_string()
+    })
 }
 
 /// How serious each sanitiser change is: `Warning` when the schema was
@@ -256,6 +290,7 @@ fn load_tool(
         }
     };
     let (line, column) = reporter.position(&at);
+    let (always_load, search_hint) = meta_hints(reporter, &name, &at, tool.get("_meta"));
     Some(CatalogTool {
         id: format!("{namespace}/{name}"),
         name,
@@ -263,9 +298,70 @@ fn load_tool(
         description,
         input_schema,
         annotations: tool.get("annotations").cloned(),
+        always_load,
+        search_hint,
         line,
         column,
     })
+}
+
+/// The hints hosts read in a tool's `_meta`: `anthropic/alwaysLoad` (a
+/// boolean) and `anthropic/searchHint` (a string). A value of another type
+/// is reported and ignored; other keys of `_meta` are the server's own.
+fn meta_hints(
+    reporter: &mut Reporter<'_>,
+    tool: &str,
+    at: &str,
+    meta: Option<&Value>,
+) -> (bool, Option<String>) {
+    let Some(meta) = meta else {
+        return (false, None);
+    };
+    let Some(meta) = meta.as_object() else {
+        reporter.report(
+            Severity::Warning,
+            "tool-field-invalid",
+            Some(tool),
+            &format!("{at}/_meta"),
+            format!("`_meta` is {meta}, not an object; ignored"),
+        );
+        return (false, None);
+    };
+    // JSON Pointer escapes `/` as `~1`.
+    let pointer = |key: &str| format!("{at}/_meta/{}", key.replace('~', "~0").replace('/', "~1"));
+    let always_load = match meta.get(ALWAYS_LOAD_KEY) {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(value)) => *value,
+        Some(other) => {
+            reporter.report(
+                Severity::Warning,
+                "tool-field-invalid",
+                Some(tool),
+                &pointer(ALWAYS_LOAD_KEY),
+                format!("`_meta.{ALWAYS_LOAD_KEY}` is {other}, not `true` or `false`; ignored"),
+            );
+            false
+        }
+    };
+    let search_hint = match meta.get(SEARCH_HINT_KEY) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => {
+            let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let cut = schema::cut_at_char_boundary(&words, MAX_SEARCH_HINT_BYTES);
+            Some(cut.trim_end().to_string()).filter(|hint| !hint.is_empty())
+        }
+        Some(other) => {
+            reporter.report(
+                Severity::Warning,
+                "tool-field-invalid",
+                Some(tool),
+                &pointer(SEARCH_HINT_KEY),
+                format!("`_meta.{SEARCH_HINT_KEY}` is {other}, not a string; ignored"),
+            );
+            None
+        }
+    };
+    (always_load, search_hint)
 }
 
 /// Every `mcp-tools.json` below `roots` (hidden and ignored folders
@@ -371,6 +467,34 @@ mod tests {
             "Notebook tools: search, write and organise notes."
         );
         assert!(diagnostics.iter().all(|d| d.path == path));
+    }
+
+    #[test]
+    fn meta_hints_are_read_and_a_wrong_type_is_reported() {
+        let (namespace, diagnostics) = load(
+            r#"{"tools": [
+  {"name": "a", "description": "A.", "_meta": {"anthropic/alwaysLoad": true, "anthropic/searchHint": "  one\n two  ", "x/y": 1}},
+  {"name": "b", "description": "B.", "_meta": {"anthropic/alwaysLoad": "yes", "anthropic/searchHint": 3}},
+  {"name": "c", "description": "C."}
+]}"#,
+        );
+        let hints: Vec<(bool, Option<&str>)> = namespace
+            .tools
+            .iter()
+            .map(|t| (t.always_load, t.search_hint.as_deref()))
+            .collect();
+        assert_eq!(
+            hints,
+            [(true, Some("one two")), (false, None), (false, None)]
+        );
+        let found: Vec<(&str, &str)> = diagnostics
+            .iter()
+            .filter(|d| d.code == "tool-field-invalid")
+            .map(|d| (d.pointer.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 2, "{diagnostics:?}");
+        assert_eq!(found[0].0, "/tools/1/_meta/anthropic~1alwaysLoad");
+        assert_eq!(found[1].0, "/tools/1/_meta/anthropic~1searchHint");
     }
 
     #[test]
