@@ -44,6 +44,7 @@ pub mod schema;
 pub mod search;
 pub mod text;
 pub mod tokens;
+pub mod tool_settings;
 pub mod toolcat;
 pub mod tools;
 

@@ -57,6 +57,8 @@ pub struct CatalogBuilder {
     visitor: Option<scan::FileVisitor>,
     /// Names, ids or qualified names kept out of `Catalog::skills`.
     disabled: std::collections::BTreeSet<String>,
+    /// Descriptions that replace tools' own, by id `server/tool`.
+    tool_descriptions: std::collections::BTreeMap<String, String>,
 }
 
 impl CatalogBuilder {
@@ -142,6 +144,25 @@ impl CatalogBuilder {
             .into_iter()
             .map(|n| n.into().trim().trim_matches('/').to_string())
             .filter(|n| !n.is_empty())
+            .collect();
+        self
+    }
+
+    /// Replace the descriptions of these tools (by id `server/tool`) with
+    /// the text given: what search indexes and every command and the
+    /// gateway show. A description is trimmed and cut at a character
+    /// boundary to [`crate::toolcat::MAX_OVERRIDE_BYTES`]; an empty one, or
+    /// one naming no tool, changes nothing (`lint` reports both, see
+    /// `crate::tool_settings`).
+    pub fn tool_descriptions<I, S, T>(mut self, descriptions: I) -> Self
+    where
+        I: IntoIterator<Item = (S, T)>,
+        S: Into<String>,
+        T: Into<String>,
+    {
+        self.tool_descriptions = descriptions
+            .into_iter()
+            .map(|(id, text)| (id.into().trim().to_string(), text.into()))
             .collect();
         self
     }
@@ -250,6 +271,7 @@ impl CatalogBuilder {
         let tools = tools::tool_part_of(
             &inputs.tool_catalogs,
             &inputs.namespace_files,
+            &self.tool_descriptions,
             &mut assembly.diagnostics,
         );
         let mut catalog = Catalog::assemble(

@@ -58,6 +58,7 @@ pub struct ToolCatalogFile {
 pub(crate) fn tool_part_of(
     found: &[&FoundToolCatalog],
     readmes: &[&FoundNamespaceFile],
+    descriptions: &std::collections::BTreeMap<String, String>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ToolPart {
     let mut part = ToolPart::default();
@@ -149,6 +150,7 @@ pub(crate) fn tool_part_of(
             hash.write(server.description.as_bytes());
             hash.write(server.title.as_deref().unwrap_or("").as_bytes());
         }
+        override_descriptions(&mut namespace, descriptions, &mut hash);
         part.servers.push(namespace);
     }
     part.servers.sort_by(|a, b| a.name.cmp(&b.name));
@@ -166,6 +168,31 @@ pub(crate) fn tool_part_of(
     diagnostics.extend(part.details.iter().map(SnapshotDiagnostic::to_diagnostic));
     part.hash = hash.finish();
     part
+}
+
+/// The descriptions of `descriptions` (by tool id) in place of the
+/// server's, each trimmed and cut to [`crate::toolcat::MAX_OVERRIDE_BYTES`];
+/// an empty one is left out (lint says so).
+fn override_descriptions(
+    namespace: &mut Arc<ToolNamespace>,
+    descriptions: &std::collections::BTreeMap<String, String>,
+    hash: &mut crate::hash::StableHasher,
+) {
+    let prefix = format!("{}/", namespace.name);
+    let ours = descriptions
+        .range(prefix.clone()..)
+        .take_while(|(id, _)| id.starts_with(&prefix));
+    for (id, text) in ours {
+        let Some(text) = crate::toolcat::override_text(text) else {
+            continue;
+        };
+        let Some(index) = namespace.tools.iter().position(|t| &t.id == id) else {
+            continue;
+        };
+        hash.write(id.as_bytes());
+        hash.write(text.as_bytes());
+        Arc::make_mut(namespace).tools[index].description = text;
+    }
 }
 
 /// The library's view of tools, for search, render and the gateway.

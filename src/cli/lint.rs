@@ -63,7 +63,15 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
     let builder = builder(&cli.global, profile)?.check_bodies(true);
     let catalog = build(&cli.global, &builder)?;
     // With what the skills' tool declarations miss in the tool catalogs.
-    let declared = skilldex::declared::diagnostics(&catalog);
+    let mut declared = skilldex::declared::diagnostics(&catalog);
+    // With what the configuration's tool settings name that is not there.
+    if let Ok(settings) = super::settings(&cli.global) {
+        declared.extend(skilldex::tool_settings::diagnostics(
+            &catalog,
+            &settings.pinned_tools,
+            &settings.tool_descriptions,
+        ));
+    }
     let mut all = catalog.diagnostics().to_vec();
     if !declared.is_empty() {
         all.extend(declared);

@@ -480,7 +480,13 @@ fn builder(global: &GlobalArgs, profile: Profile) -> anyhow::Result<CatalogBuild
     let roots = resolve_roots(global, &settings)?;
     let mut builder = CatalogBuilder::new(roots.into_iter().map(|(root, _)| root))
         .profile(profile)
-        .disabled(settings.disabled.iter().cloned());
+        .disabled(settings.disabled.iter().cloned())
+        .tool_descriptions(
+            settings
+                .tool_descriptions
+                .iter()
+                .map(|d| (d.id.clone(), d.description.clone())),
+        );
     if let Some(depth) = global.max_depth {
         builder = builder.max_depth(depth);
     }

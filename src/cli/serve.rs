@@ -100,6 +100,18 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     };
     let catalog = snapshots.snapshot();
     super::commands::report_diagnostics(cli, &catalog);
+    // A pinned tool or a description that names no tool changes nothing:
+    // said once, where it is written (`lint` reports them too).
+    if !quiet {
+        let style = super::style::Style::stderr(cli.global.color);
+        for finding in skilldex::tool_settings::diagnostics(
+            &catalog,
+            &settings.pinned_tools,
+            &settings.tool_descriptions,
+        ) {
+            say!("{}", super::commands::diagnostic_line(&finding, &style));
+        }
+    }
     log(&format!(
         "{} skills (revision {}){}; speaking MCP on stdin/stdout",
         catalog.skills().len(),

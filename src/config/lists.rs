@@ -184,6 +184,69 @@ pub(super) fn find_list(text: &str, key: &str) -> Result<Option<ListText>, NotEd
     }))
 }
 
+/// The entries of the top-level block mapping `key` of `text` (`key:`
+/// then indented `name: value` lines): each name with the line and
+/// column of the name and of its value. Entries this cannot read exactly
+/// (a flow mapping, a complex key) are left out; callers fall back to the
+/// key's position.
+pub(super) fn mapping_entries(text: &str, key: &str) -> Vec<super::MappingEntry> {
+    let lines = line_spans(text);
+    let content = |span: &LineSpan| &text[span.start..span.content_end];
+    let Some(index) = lines
+        .iter()
+        .position(|span| top_level_key(content(span)) == Some(key))
+    else {
+        return Vec::new();
+    };
+    let mut entries = Vec::new();
+    let mut indent = None;
+    for (line, span) in lines.iter().enumerate().skip(index + 1) {
+        let line_text = content(span);
+        let body = line_text.trim_start_matches(' ');
+        let spaces = line_text.len() - body.len();
+        if body.trim().is_empty() || body.starts_with('#') {
+            continue;
+        }
+        if spaces == 0 {
+            break; // the next top-level key
+        }
+        // Deeper lines continue a value (a block scalar, a folded line).
+        if *indent.get_or_insert(spaces) != spaces {
+            continue;
+        }
+        let Ok(length) = scalar_length(body) else {
+            continue;
+        };
+        let (name, after) = if body.starts_with(['"', '\'']) {
+            (&body[..length], &body[length..])
+        } else {
+            match body.split_once(':') {
+                Some((name, _)) => (name.trim_end(), &body[name.len()..]),
+                None => continue,
+            }
+        };
+        let Some(value) = after.trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let Ok(name) = decode_scalar(name) else {
+            continue;
+        };
+        let value_offset = line_text.len() - value.trim_start().len();
+        let column_of = |offset: usize| line_text[..offset].chars().count() + 1;
+        let value_at = if value.trim().is_empty() {
+            (line + 2, spaces + 3) // the value starts on the next line
+        } else {
+            (line + 1, column_of(value_offset))
+        };
+        entries.push(super::MappingEntry {
+            key: name,
+            key_at: (line + 1, spaces + 1),
+            value_at,
+        });
+    }
+    entries
+}
+
 /// The items of the flow list whose `[` is at `open`: the offset of its
 /// `]` and the byte range of each item.
 fn scan_flow(text: &str, open: usize) -> Result<(usize, Vec<(usize, usize)>), NotEditable> {

@@ -67,6 +67,29 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
         if let Some(pinned) = &settings_of_file.pinned {
             settings.pinned = pinned.clone();
         }
+        if let Some(pinned) = &settings_of_file.pinned_tools {
+            let origins = file.entries.iter().filter(|e| e.key == "pinned_tools");
+            settings.pinned_tools = pinned
+                .iter()
+                .zip(origins)
+                .map(|(pattern, entry)| super::PinnedTool {
+                    pattern: pattern.trim().to_string(),
+                    origin: file.origin(entry.line, entry.column),
+                })
+                .collect();
+        }
+        for (id, description) in &settings_of_file.tool_descriptions {
+            let place = file.mapping_entries.iter().find(|entry| &entry.key == id);
+            let (key_at, value_at) = place.map_or(((1, 1), (1, 1)), |e| (e.key_at, e.value_at));
+            let id = id.trim().to_string();
+            settings.tool_descriptions.retain(|d| d.id != id);
+            settings.tool_descriptions.push(super::ToolDescription {
+                id,
+                description: description.clone(),
+                origin: file.origin(key_at.0, key_at.1),
+                value_origin: file.origin(value_at.0, value_at.1),
+            });
+        }
         if let Some(model) = settings_of_file
             .search
             .as_ref()
@@ -140,6 +163,7 @@ pub fn load(sources: &Sources) -> Result<Settings, ConfigError> {
         })?;
         settings.format = Some(value.to_string());
     }
+    settings.tool_descriptions.sort_by(|a, b| a.id.cmp(&b.id));
     settings.files = files;
     Ok(settings)
 }
@@ -210,6 +234,7 @@ fn read_file_with_hint(
         path: path.to_path_buf(),
         layer,
         entries: entries_of(&text, &settings),
+        mapping_entries: super::lists::mapping_entries(&text, "tool_descriptions"),
         settings,
     })
 }
@@ -241,6 +266,10 @@ fn entries_of(text: &str, settings: &FileSettings) -> Vec<Entry> {
         ("roots", settings.roots.as_deref().unwrap_or_default()),
         ("disabled", &settings.disabled[..]),
         ("enabled", &settings.enabled[..]),
+        (
+            "pinned_tools",
+            settings.pinned_tools.as_deref().unwrap_or_default(),
+        ),
     ] {
         let items = find_list(text, key).ok().flatten().map(|l| l.items);
         let written = items.filter(|items| {
@@ -296,7 +325,7 @@ pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
         }
         if message.contains("unknown field") {
             message.push_str(
-                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, mcp_servers, search (with model), available, available_servers and declined_suggestions",
+                " — skilldex.yaml knows roots, disabled, enabled, budget_tokens, format, pinned, pinned_tools, tool_descriptions, mcp_servers, search (with model), available, available_servers and declined_suggestions",
             );
         }
         // The library has no position for a key given twice: point at the
@@ -322,16 +351,21 @@ pub fn parse(text: &str) -> Result<FileSettings, ParseError> {
             return Err(at(line, column, format!("format `{format}`: {error}")));
         }
     }
-    for (key, list) in [
-        ("disabled", &settings.disabled),
-        ("enabled", &settings.enabled),
+    for (key, list, what) in [
+        ("disabled", &settings.disabled[..], "skill names"),
+        ("enabled", &settings.enabled[..], "skill names"),
+        (
+            "pinned_tools",
+            settings.pinned_tools.as_deref().unwrap_or_default(),
+            "tool ids such as `server/tool`",
+        ),
     ] {
         if list.iter().any(|name| name.trim().is_empty()) {
             let (line, column) = key_position(text, key).unwrap_or((1, 1));
             return Err(at(
                 line,
                 column,
-                format!("`{key}` holds an empty name — list skill names"),
+                format!("`{key}` holds an empty name — list {what}"),
             ));
         }
     }
@@ -444,6 +478,50 @@ mod tests {
                 ("enabled", "q", 6, 1),
             ]
         );
+    }
+
+    #[test]
+    fn tool_settings_know_where_they_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skilldex.yaml");
+        std::fs::write(
+            &path,
+            "pinned_tools:\n  - lab/echo\n  - notes/*\ntool_descriptions:\n  # why\n  lab/echo: Say it back.\n  \"lab/x\": |\n    Two\n    lines.\nroots: [a]\n",
+        )
+        .unwrap();
+        let sources = Sources {
+            explicit: Some(path.clone()),
+            ..Sources::default()
+        };
+        let settings = load(&sources).unwrap();
+        let at = |l, c| format!("{}:{l}:{c}", path.display());
+        let pinned: Vec<(String, &str)> = settings
+            .pinned_tools
+            .iter()
+            .map(|p| (p.origin.to_string(), p.pattern.as_str()))
+            .collect();
+        assert_eq!(pinned, [(at(2, 5), "lab/echo"), (at(3, 5), "notes/*")]);
+        let described: Vec<(String, String, &str, &str)> = settings
+            .tool_descriptions
+            .iter()
+            .map(|d| {
+                (
+                    d.origin.to_string(),
+                    d.value_origin.to_string(),
+                    d.id.as_str(),
+                    d.description.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            described,
+            [
+                (at(6, 3), at(6, 13), "lab/echo", "Say it back."),
+                (at(7, 3), at(7, 12), "lab/x", "Two\nlines.\n"),
+            ]
+        );
+        // Not skill names: never reported as unknown skills.
+        assert!(settings.unknown_names(|_| false).is_empty());
     }
 
     #[test]

@@ -108,6 +108,17 @@ pub struct FileSettings {
     /// budgeted directory before any other, in this order.
     #[serde(default)]
     pub pinned: Option<Vec<String>>,
+    /// Tools of the tool catalogs that `serve` lists from the first
+    /// `tools/list`, before any `tool_search`, in this order: ids
+    /// `server/tool`, or `server/*` (or a bare `server`) for the tools of a
+    /// server.
+    #[serde(default)]
+    pub pinned_tools: Option<Vec<String>>,
+    /// Descriptions that replace a tool's own, by id `server/tool`: what
+    /// `serve`, `list`, `show` and search see. A higher layer's entry
+    /// replaces a lower one's.
+    #[serde(default)]
+    pub tool_descriptions: std::collections::BTreeMap<String, String>,
     /// MCP servers `skilldex tools sync` starts (the `mcpServers` shape of
     /// `.mcp.json`); a higher layer's entry replaces a lower one's.
     #[serde(default)]
@@ -150,15 +161,39 @@ pub struct ConfigFile {
     pub path: PathBuf,
     pub layer: Layer,
     pub settings: FileSettings,
-    /// Every entry of its `roots`, `disabled` and `enabled` lists, in file
-    /// order, with where it is written.
+    /// Every entry of its `roots`, `disabled`, `enabled` and
+    /// `pinned_tools` lists, in file order, with where it is written.
     pub entries: Vec<Entry>,
+    /// Every entry of its `tool_descriptions`, with where its key and its
+    /// value are written.
+    pub mapping_entries: Vec<MappingEntry>,
+}
+
+/// One entry of a top-level mapping of a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MappingEntry {
+    /// The key as the file's reader sees it (quotes removed).
+    pub key: String,
+    /// 1-based line and column of the key, and of its value.
+    pub key_at: (usize, usize),
+    pub value_at: (usize, usize),
+}
+
+impl ConfigFile {
+    /// The origin of what is written at `line`:`column` of this file.
+    pub fn origin(&self, line: usize, column: usize) -> Origin {
+        Origin::File {
+            path: self.path.clone(),
+            line,
+            column,
+        }
+    }
 }
 
 /// One entry of a list of a configuration file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// `roots`, `disabled` or `enabled`.
+    /// `roots`, `disabled`, `enabled` or `pinned_tools`.
     pub key: &'static str,
     /// The entry as the file's reader sees it (quotes removed).
     pub value: String,
@@ -205,6 +240,11 @@ pub struct Settings {
     pub format: Option<String>,
     /// Skills that keep their lines first in a budgeted directory.
     pub pinned: Vec<String>,
+    /// `pinned_tools` of the highest layer that sets it, in its order.
+    pub pinned_tools: Vec<PinnedTool>,
+    /// `tool_descriptions` of every layer, by id (sorted), a higher
+    /// layer's entry replacing a lower one's.
+    pub tool_descriptions: Vec<ToolDescription>,
     /// The files read, lowest layer first.
     pub files: Vec<ConfigFile>,
     /// Names disabled by `SKILLDEX_DISABLED` (these cannot be persisted
@@ -220,6 +260,27 @@ pub struct Settings {
     pub available: Vec<PathBuf>,
     /// The `declined_suggestions` of every file.
     pub declined_suggestions: BTreeSet<String>,
+}
+
+/// An entry of `pinned_tools`, with where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinnedTool {
+    /// `server/tool`, `server/*` or `server`, as written (trimmed).
+    pub pattern: String,
+    pub origin: Origin,
+}
+
+/// An entry of `tool_descriptions`, with where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDescription {
+    /// The tool's id, `server/tool`, as written (trimmed).
+    pub id: String,
+    /// The description as written.
+    pub description: String,
+    /// Where the entry's key is written.
+    pub origin: Origin,
+    /// Where its value starts (the key's position when it cannot be told).
+    pub value_origin: Origin,
 }
 
 /// A `disabled` or `enabled` entry that names no skill.
@@ -239,7 +300,8 @@ impl Settings {
         let mut unknown = Vec::new();
         for file in &self.files {
             for entry in &file.entries {
-                if entry.key != "roots" && !is_skill(&entry.value) {
+                let names_skills = matches!(entry.key, "disabled" | "enabled");
+                if names_skills && !is_skill(&entry.value) {
                     unknown.push(UnknownName {
                         key: entry.key,
                         name: entry.value.clone(),
