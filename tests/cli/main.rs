@@ -34,6 +34,8 @@ mod locked;
 mod mcp;
 #[cfg(all(unix, feature = "mcp"))]
 mod ownership;
+#[cfg(feature = "mcp")]
+mod pinned_tools;
 #[cfg(unix)]
 mod properties;
 #[cfg(target_os = "linux")]

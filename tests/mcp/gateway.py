@@ -633,6 +633,52 @@ async def declared_session(client: Client, changes, asked_here: list[str]) -> No
               "the installed server's declared tool runs", text_of(result))
 
 
+async def pinned(args: argparse.Namespace) -> None:
+    """Pinned and alwaysLoad tools: in the first tools/list with
+    `anthropic/alwaysLoad`, before anything tool_search appends, which
+    carries the server's `anthropic/searchHint`; a pinned tool's call is
+    proxied."""
+    folder = Path(args.folder)
+    changes = 0
+
+    async def on_message(message: Any) -> None:
+        nonlocal changes
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changes += 1
+
+    server = StdioServerParameters(command=args.binary, args=["serve", "--no-watch"],
+                                   env={"SKILLDEX_CONFIG": str(folder / "skilldex.yaml"), "NO_COLOR": "1"},
+                                   cwd=str(folder))
+    async with Client(server, mode=args.mode, message_handler=on_message, cache=None,
+                      read_timeout_seconds=30) as client:
+        modern = (client.protocol_version or "") >= "2026-07-28"
+        first = [json.loads(t) for t in dumped((await client.list_tools()).tools)]
+        names = [t["name"] for t in first]
+        loaded = [n for n in names if "__" in n]
+        check(loaded == ["lab__sample_measure", "lab__slow_count"], "the pinned tools are in the first list", names)
+        meta = {t["name"]: t.get("_meta") or {} for t in first}
+        check(all(meta[n].get("anthropic/alwaysLoad") is True for n in loaded + ["tool_search"]),
+              "pinned tools and tool_search carry anthropic/alwaysLoad", meta)
+        result = await client.call_tool("tool_search", {"query": "parrot", "limit": 1})
+        answer = json.loads(text_of(result))
+        check([t["id"] for t in answer["tools"]] == ["lab/echo"], "the search hint finds its tool", answer)
+        if not modern:
+            await eventually("the search sends tools/list_changed", lambda: _true(changes > 0))
+        now = [json.loads(t) for t in dumped((await client.list_tools()).tools)]
+        check(now[:len(first)] == first, "nothing listed moves")
+        echo = now[len(first):]
+        check([t["name"] for t in echo] == ["lab__echo"]
+              and echo[0].get("_meta") == {"anthropic/searchHint": "parrot mirror repeat"},
+              "the found tool is appended with its hint", echo)
+        result = await client.call_tool("lab__sample_measure", {"id": "s-1"})
+        structured = result.structured_content or {}
+        check(not result.is_error and structured.get("tool") == "sample_measure", "a pinned tool's call is proxied",
+              text_of(result))
+    if failures:
+        print(f"{len(failures)} checks failed")
+        sys.exit(1)
+
+
 async def _true(value: bool) -> bool:
     return value
 
@@ -644,5 +690,5 @@ if __name__ == "__main__":
     parser.add_argument("--folder", required=True)
     parser.add_argument("--scenario", default="gateway")
     parsed = parser.parse_args()
-    scenarios = {"appear": appear, "offers": offers, "gateway": main, "declared": declared}
+    scenarios = {"appear": appear, "offers": offers, "gateway": main, "declared": declared, "pinned": pinned}
     anyio.run(scenarios[parsed.scenario], parsed)

@@ -22,6 +22,8 @@ struct Loading {
     already: Vec<(String, String)>,
     /// What could not be loaded, in words.
     problems: Vec<String>,
+    /// Pinned tools were appended first (the list grew by them).
+    pinned_grew: bool,
 }
 
 impl Gateway {
@@ -37,7 +39,7 @@ impl Gateway {
             return (None, false);
         }
         let loading = self.load(skill, searchable, reserved, None);
-        let grew = !loading.added.is_empty();
+        let grew = !loading.added.is_empty() || loading.pinned_grew;
         let mut note = String::from("This skill uses MCP tools.");
         if !loading.added.is_empty() {
             note.push_str(&format!(
@@ -92,6 +94,8 @@ impl Gateway {
         let catalog = searchable.catalog();
         let mut out = Loading::default();
         let mut loaded = lock(&self.loaded);
+        // Pinned tools lead whatever a skill appends.
+        out.pinned_grew = self.pin_into(&mut loaded, catalog, reserved);
         for (declared, resolved) in resolve(skill, catalog) {
             if only.is_some_and(|s| s != declared.server) {
                 continue;

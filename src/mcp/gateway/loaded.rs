@@ -37,6 +37,9 @@ pub struct LoadedTool {
     /// The definition as listed, frozen at load time (`name`,
     /// `description`, `inputSchema`, …).
     pub definition: Value,
+    /// Listed from the start (`pinned_tools`, or `anthropic/alwaysLoad`),
+    /// not loaded by a search or a skill.
+    pub pinned: bool,
 }
 
 /// The session's loaded tools, in load order.
@@ -87,10 +90,18 @@ impl Loaded {
             server: server.to_string(),
             tool: tool.to_string(),
             definition,
+            pinned: false,
         });
         self.by_name.insert(name, index);
         self.by_id.insert(id.to_string(), index);
         (&self.entries[index], true)
+    }
+
+    /// Mark the loaded `id` as pinned (listed from the start).
+    pub fn mark_pinned(&mut self, id: &str) {
+        if let Some(&index) = self.by_id.get(id) {
+            self.entries[index].pinned = true;
+        }
     }
 
     /// Whether the catalog's `input_schema` for a loaded `id` differs from

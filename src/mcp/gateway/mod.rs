@@ -86,6 +86,13 @@ pub struct Gateway {
     /// installed (or are disabled), with those skills' names: installing
     /// one appends the tools they declare of it.
     wanted: Mutex<BTreeMap<String, BTreeSet<String>>>,
+    /// `pinned_tools` of the configuration: listed from the first
+    /// `tools/list`, with the tools their servers mark
+    /// `anthropic/alwaysLoad`.
+    pinned: Vec<crate::config::PinnedTool>,
+    /// The revision of the catalog whose pinned tools were last loaded
+    /// (they are looked up again only when it changes).
+    pinned_revision: Mutex<Option<String>>,
 }
 
 /// Why a gateway tool's arguments are refused.
@@ -136,7 +143,50 @@ impl Gateway {
                     .unwrap_or_default(),
             ),
             wanted: Mutex::new(BTreeMap::new()),
+            pinned: settings.map(|s| s.pinned_tools.clone()).unwrap_or_default(),
+            pinned_revision: Mutex::new(None),
         }
+    }
+
+    /// Load the pinned tools of `catalog` that are not loaded yet, in
+    /// their order (see [`crate::tool_settings::pinned_ids`]); true when
+    /// the list grew. Called before anything else is appended, so the
+    /// pinned tools lead the loaded ones; one that appears later (a new
+    /// snapshot) is appended like any other, and none ever moves.
+    pub fn load_pinned(&self, catalog: &Catalog, reserved: &dyn Fn(&str) -> bool) -> bool {
+        let mut loaded = lock(&self.loaded);
+        self.pin_into(&mut loaded, catalog, reserved)
+    }
+
+    fn pin_into(
+        &self,
+        loaded: &mut Loaded,
+        catalog: &Catalog,
+        reserved: &dyn Fn(&str) -> bool,
+    ) -> bool {
+        {
+            let mut last = lock(&self.pinned_revision);
+            if last.as_deref() == Some(catalog.revision()) {
+                return false;
+            }
+            *last = Some(catalog.revision().to_string());
+        }
+        let mut grew = false;
+        for id in crate::tool_settings::pinned_ids(catalog, &self.pinned) {
+            if loaded.by_id(&id).is_some() {
+                continue;
+            }
+            let Some((server, tool)) = catalog.tool_entry(&id) else {
+                continue;
+            };
+            let mut definition = definition(server, tool);
+            // A host with a tool search of its own keeps it in view.
+            definition["_meta"][crate::toolcat::ALWAYS_LOAD_KEY] = json!(true);
+            let (_, new) = loaded.load(&tool.id, &server.name, &tool.name, definition, reserved);
+            loaded.mark_pinned(&tool.id);
+            grew |= new;
+        }
+        grew
     }
 
     /// The servers offered for installation, sorted.
@@ -265,7 +315,8 @@ impl Gateway {
         };
         let (hits, advice, warming) = find::search_tools(searchable, &query, limit);
         let mut loaded = lock(&self.loaded);
-        let mut grew = false;
+        // Pinned tools lead whatever this search appends.
+        let mut grew = self.pin_into(&mut loaded, searchable.catalog(), reserved);
         let mut tools = Vec::with_capacity(hits.len());
         for (server, tool) in hits {
             let definition = definition(server, tool);
@@ -337,7 +388,13 @@ impl Gateway {
         let entries: Vec<Value> = loaded
             .entries()
             .iter()
-            .map(|e| json!({"name": e.name, "id": e.id, "server": e.server}))
+            .map(|e| {
+                let mut entry = json!({"name": e.name, "id": e.id, "server": e.server});
+                if e.pinned {
+                    entry["pinned"] = json!(true);
+                }
+                entry
+            })
             .collect();
         json!({ "loaded": entries })
     }
@@ -367,7 +424,23 @@ pub fn definition(_server: &ToolNamespace, tool: &CatalogTool) -> Value {
     if let Some(annotations @ Value::Object(_)) = &tool.annotations {
         definition["annotations"] = annotations.clone();
     }
+    // The server's words for a host's tool search, passed on.
+    if let Some(hint) = &tool.search_hint {
+        definition["_meta"] = json!({ crate::toolcat::SEARCH_HINT_KEY: hint });
+    }
     definition
+}
+
+/// `_meta` of one of the gateway's own tools: the words a host's tool
+/// search finds it by, and, for `tool_search`, that it stays loaded (a
+/// host that defers tools behind its own search must not hide the one
+/// that finds the rest).
+fn own_meta(hint: &str, always_load: bool) -> Value {
+    let mut meta = json!({ crate::toolcat::SEARCH_HINT_KEY: hint });
+    if always_load {
+        meta[crate::toolcat::ALWAYS_LOAD_KEY] = json!(true);
+    }
+    meta
 }
 
 fn search_definition(catalog: &Catalog, pool: &Pool) -> Value {
@@ -430,7 +503,8 @@ with `call_tool`. Every answer lists the loaded tools.",
             },
             "required": ["query"]
         },
-        "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+        "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false},
+        "_meta": own_meta("find and load MCP tools of the servers behind skilldex", true)
     })
 }
 
@@ -454,7 +528,8 @@ fn call_definition() -> Value {
             },
             "required": ["tool"]
         },
-        "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}
+        "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true},
+        "_meta": own_meta("run an MCP tool by its server/tool id", false)
     })
 }
 
@@ -475,7 +550,8 @@ fn install_definition() -> Value {
             },
             "required": ["type", "action", "id", "suggest_reason"]
         },
-        "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+        "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false},
+        "_meta": own_meta("ask the user to install or enable a skill or MCP server", false)
     })
 }
 

@@ -30,7 +30,12 @@ impl SkilldexServer {
                     .destructive(false)
                     .idempotent(read_only)
                     .open_world(false);
-                Tool::new(d.name, d.description, Arc::new(schema)).with_annotations(annotations)
+                let tool = Tool::new(d.name, d.description, Arc::new(schema))
+                    .with_annotations(annotations);
+                match own_meta(d.name) {
+                    Some(meta) => tool.with_meta(meta),
+                    None => tool,
+                }
             })
             .collect();
         // The gateway's tools come after skilldex's own, the loaded ones
@@ -130,4 +135,30 @@ impl SkilldexServer {
         result.content.extend(ignored.map(ContentBlock::text));
         Ok(result.into())
     }
+}
+
+/// `_meta` of skilldex's own tools for hosts that defer tools behind a
+/// search of their own: words that search finds each by, and
+/// `anthropic/alwaysLoad` on the two every task starts with (finding a
+/// skill and reading it), which must never be hidden.
+fn own_meta(name: &str) -> Option<rmcp::model::MetaObject> {
+    let (hint, always_load) = match name {
+        tools::SEARCH_SKILLS => ("find skills: instructions for a task", true),
+        tools::READ_SKILL => ("read a skill's instructions and files", true),
+        tools::GREP_SKILLS => ("search the text of skills' files", false),
+        tools::REQUEST_SKILL_ENABLE => ("ask the user to enable a disabled skill", false),
+        _ => return None,
+    };
+    let mut meta = Map::new();
+    meta.insert(
+        crate::toolcat::SEARCH_HINT_KEY.to_string(),
+        Value::String(hint.to_string()),
+    );
+    if always_load {
+        meta.insert(
+            crate::toolcat::ALWAYS_LOAD_KEY.to_string(),
+            Value::Bool(true),
+        );
+    }
+    Some(rmcp::model::MetaObject(meta))
 }

@@ -40,6 +40,8 @@ impl SkilldexServer {
         for definition in gateway.definitions(set.catalog()).unwrap_or_default() {
             listed.push(tool_of(definition)?);
         }
+        // Pinned tools are listed from the first `tools/list` on.
+        gateway.load_pinned(set.catalog(), &reserved_name);
         let loaded = gateway::lock_loaded(gateway);
         for entry in loaded.entries() {
             listed.push(tool_of(&entry.definition)?);
@@ -237,6 +239,17 @@ impl SkilldexServer {
     pub(super) fn read_loaded(&self, uri: &str) -> ResourceContents {
         ResourceContents::text(self.inner.gateway.loaded_json().to_string(), uri)
             .with_mime_type("application/json")
+    }
+}
+
+impl SkilldexServer {
+    /// After a change on disk: append the pinned tools the new snapshot
+    /// has that are not listed yet; true when the list grew.
+    pub(super) fn pin_new_tools(&self, view: &View) -> bool {
+        let set = self.tool_set(view);
+        self.inner
+            .gateway
+            .load_pinned(set.catalog(), &reserved_name)
     }
 }
 

@@ -81,6 +81,9 @@ impl SkilldexServer {
                 "tool catalogs appeared: tool_search, call_tool and request_install are offered",
             );
             self.notify_tools_changed(Some(peer)).await;
+        } else if self.pin_new_tools(&view) {
+            self.log("pinned tools appeared in the tool catalogs: appended to the tool list");
+            self.notify_tools_changed(Some(peer)).await;
         }
     }
 
