@@ -36,6 +36,9 @@ pub(crate) struct ToolPart {
     pub flat: Vec<(u32, u32)>,
     /// Stands for all of it in the revision.
     pub hash: u64,
+    /// The configured descriptions (by tool id) applied to the servers,
+    /// kept to apply them again to servers laid over this part.
+    pub descriptions: Arc<std::collections::BTreeMap<String, String>>,
 }
 
 /// One `mcp-tools.json` found under the roots.
@@ -61,7 +64,10 @@ pub(crate) fn tool_part_of(
     descriptions: &std::collections::BTreeMap<String, String>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ToolPart {
-    let mut part = ToolPart::default();
+    let mut part = ToolPart {
+        descriptions: Arc::new(descriptions.clone()),
+        ..ToolPart::default()
+    };
     if found.is_empty() {
         return part;
     }
@@ -312,11 +318,16 @@ impl Catalog {
                     server = Arc::new(renamed);
                 }
             }
+            // The configuration's descriptions hold for a rewritten
+            // snapshot as for the one it replaces.
+            override_descriptions(&mut server, &self.tools.descriptions, &mut hash);
             hash.write(server.name.as_bytes());
             for tool in &server.tools {
                 hash.write(tool.id.as_bytes());
                 hash.write(tool.description.as_bytes());
                 hash.write(tool.input_schema.to_string().as_bytes());
+                hash.write(&[u8::from(tool.always_load)]);
+                hash.write(tool.search_hint.as_deref().unwrap_or("").as_bytes());
             }
             by_name.insert(server.name.clone(), server);
         }
@@ -332,6 +343,7 @@ impl Catalog {
             details: self.tools.details.clone(),
             flat,
             hash: hash.finish(),
+            descriptions: Arc::clone(&self.tools.descriptions),
         };
         let mut catalog = self.clone();
         catalog.tools = Arc::new(part);

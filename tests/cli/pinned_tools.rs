@@ -170,6 +170,7 @@ fn pinned_and_always_load_tools_are_listed_first_and_stay_in_front() {
         serde_json::from_str(loaded["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(loaded["loaded"][0]["pinned"], json!(true), "{loaded}");
     assert!(loaded["loaded"][2].get("pinned").is_none(), "{loaded}");
+    assert_eq!(loaded["loaded"][0]["id"], "lab/sample_measure", "{loaded}");
 
     let (status, _, stderr) = raw.close();
     assert!(status.success(), "{status:?}");
