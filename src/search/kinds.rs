@@ -185,6 +185,7 @@ pub(super) fn skill_tier(catalog: &Catalog) -> Tier {
         true,
         SKILL_GROUP_ADD,
     )
+    .with_group_names(namespaces.iter().map(|n| n.name.as_str()))
 }
 
 /// The tools, in servers (or flat).
@@ -239,6 +240,7 @@ pub(super) fn tool_tier(catalog: &Catalog, scoring: ToolScoring) -> Tier {
         scoring == ToolScoring::Hierarchical,
         TOOL_GROUP_ADD,
     )
+    .with_group_names(servers.iter().map(|s| s.name.as_str()))
 }
 
 /// The texts of a server's document: name and title; description and the

@@ -25,6 +25,12 @@ const GROUP_LIFT: f32 = 0.5;
 /// The share of a parent group's match a nested group inherits.
 const PARENT_SHARE: f32 = 0.7;
 
+/// What a group named in the query (all the words of its name, as its own
+/// words of the query: "on github", "the aws ones") weighs at least, of
+/// the 1 of a group that matches the whole query: the person has picked
+/// the shelf, whatever else the query says.
+const NAMED_GROUP: f32 = 0.5;
+
 /// The groups named in an answer, at most.
 const MAX_GROUPS: usize = 3;
 
@@ -53,7 +59,14 @@ pub(crate) struct Tier {
     /// little without their group (tools), less where they describe
     /// themselves (skills).
     group_add: f32,
+    /// The groups by the first word of their name (a namespace's last
+    /// segment, a server's name), with the name's other words.
+    named: crate::hash::FastMap<Box<str>, Vec<NamedGroup>>,
 }
+
+/// A group known by its name: the group, and its name's words after the
+/// first.
+type NamedGroup = (u32, Box<[Box<str>]>);
 
 impl Tier {
     /// `entry_group[e]` is entry `e`'s group in `groups` (or `u32::MAX`),
@@ -90,7 +103,40 @@ impl Tier {
             id_rank,
             hierarchical,
             group_add,
+            named: Default::default(),
         }
+    }
+
+    /// Know group `g` by `names[g]`: the words of its last `/` segment,
+    /// lower-cased.
+    pub(super) fn with_group_names<'a>(mut self, names: impl Iterator<Item = &'a str>) -> Tier {
+        for (g, name) in names.enumerate() {
+            let last = name.rsplit('/').next().unwrap_or(name).to_lowercase();
+            let mut words = last
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(Box::from);
+            if let Some(first) = words.next() {
+                self.named
+                    .entry(first)
+                    .or_default()
+                    .push((g as u32, words.collect()));
+            }
+        }
+        self
+    }
+
+    /// The groups whose whole name is among `words`.
+    fn named_in(&self, words: &[&str]) -> Vec<usize> {
+        let mut found = Vec::new();
+        for word in words {
+            for (g, rest) in self.named.get(*word).into_iter().flatten() {
+                if rest.iter().all(|w| words.contains(&&**w)) {
+                    found.push(*g as usize);
+                }
+            }
+        }
+        found
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
@@ -185,7 +231,18 @@ pub(super) fn answer(
 ) -> Answer {
     let plan = plan(&tier.entries, query.text, query.names);
     let mut scored = score(&tier.entries, &plan);
-    let groups = tier.hierarchical.then(|| match_groups(tier, query.text));
+    let mut groups = tier.hierarchical.then(|| match_groups(tier, query.text));
+    if let Some(groups) = &mut groups {
+        let words: Vec<&str> = plan
+            .units
+            .iter()
+            .filter(|u| !u.cjk && !u.label.is_empty())
+            .map(|u| u.label.as_str())
+            .collect();
+        for g in tier.named_in(&words) {
+            groups.strength[g] = groups.strength[g].max(NAMED_GROUP);
+        }
+    }
     if let Some(groups) = &groups {
         // A group that matches puts all its entries in the running; its
         // words count for them.

@@ -1164,3 +1164,61 @@ fn the_body_says_when_a_skill_is_used() {
     let json = search("luminance ratios");
     assert_eq!(ids(&json)[0], "contrast", "{json}");
 }
+
+#[test]
+fn a_server_named_in_the_query_is_the_shelf() {
+    // "on github" picks the server, though another server's tools share
+    // more of the request's other words (in their parameters).
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path();
+    let server = |name: &str, description: &str, tools: serde_json::Value| {
+        let value = serde_json::json!({
+            "server": {"name": name, "description": description},
+            "tools": tools,
+        });
+        write(
+            root,
+            &format!("{name}/mcp-tools.json"),
+            serde_json::to_string_pretty(&value).unwrap() + "\n",
+        );
+    };
+    let object = |properties: serde_json::Value| serde_json::json!({"type": "object", "properties": properties});
+    server(
+        "github",
+        "Repositories, issues and pull requests.",
+        serde_json::json!([
+            {"name": "get_team_members", "description": "Members of an organisation's team.",
+             "inputSchema": object(serde_json::json!({"org": {"type": "string"}, "team_slug": {"type": "string"}}))},
+            {"name": "create_issue", "description": "Open an issue.",
+             "inputSchema": object(serde_json::json!({"title": {"type": "string"}}))},
+        ]),
+    );
+    server(
+        "sentry",
+        "Error monitoring.",
+        serde_json::json!([
+            {"name": "update_project", "description": "Change a project's settings.",
+             "inputSchema": object(serde_json::json!({
+                 "platform": {"type": "string", "description": "The project's platform."},
+                 "teamSlug": {"type": "string", "description": "The team that owns it."}}))},
+            {"name": "find_releases", "description": "Releases of a project.",
+             "inputSchema": object(serde_json::json!({"project": {"type": "string"}}))},
+        ]),
+    );
+    let root_s = root.to_str().unwrap();
+    let run = run_in(
+        root,
+        &[
+            "search",
+            "--json",
+            "--kind",
+            "tool",
+            "--root",
+            root_s,
+            "who is in the platform team on github",
+        ],
+    );
+    let json = run.json();
+    assert_eq!(ids(&json)[0], "github/get_team_members", "{json}");
+    assert_eq!(json["namespaces"][0]["name"], "github", "{json}");
+}
