@@ -475,8 +475,8 @@ pub struct Skill {
     /// True when the plain name is held by a skill of higher precedence and
     /// this one is reachable only by its qualified id.
     pub shadowed: bool,
-    /// What search reads of the body (headings, lead, "when to use" items,
-    /// sections' first sentences). Not serialized: `show` reports the full
+    /// What search reads of the body (headings, lead, "when to use"
+    /// items). Not serialized: `show` reports the full
     /// outline.
     #[serde(skip)]
     pub body: BodyText,
@@ -499,8 +499,6 @@ pub struct BodyText {
     /// skill ("When to Use This Skill", "Use cases"; not "When not to
     /// use"), their marks dropped: the situations the author names.
     pub triggers: String,
-    /// The first sentence of every other section: what it is about.
-    pub openings: String,
 }
 
 impl Skill {

@@ -4,7 +4,7 @@
 //!
 //! | kind  | entry fields (weight)                                   | group     | group fields (weight)          |
 //! | ----- | ------------------------------------------------------- | --------- | ------------------------------ |
-//! | skill | name (3), description (1), headings (0.5), lead (0.15), "when to use" items (0.5), sections' first sentences (0.15) | namespace | path (2), description (1) |
+//! | skill | name (3), description (1), headings (0.5), lead (0.15), "when to use" items (0.5) | namespace | path (2), description (1) |
 //! | tool  | name (3), title + description (1), parameters (0.4), search hint (1) | server | name + title (2), description and instructions' lead (1) |
 //!
 //! A tool's name is split into words by the tokenizer (`create_issue`,
@@ -66,13 +66,6 @@ const TRIGGERS: FieldSpec = FieldSpec {
     b: 0.75,
     min_idf: 0.0,
 };
-/// The first sentence of each other section of a skill's body: what the
-/// body covers, at the lead's weight.
-const OPENINGS: FieldSpec = FieldSpec {
-    weight: LEAD_WEIGHT,
-    b: 0.75,
-    min_idf: 0.0,
-};
 /// A tool's parameters.
 const PARAMETERS: FieldSpec = FieldSpec {
     weight: 0.4,
@@ -118,7 +111,7 @@ const MAX_ENUM_BYTES: usize = 40;
 
 /// The skills, in namespaces.
 pub(super) fn skill_tier(catalog: &Catalog) -> Tier {
-    let texts: Vec<[&str; 6]> = catalog
+    let texts: Vec<[&str; 5]> = catalog
         .skills()
         .iter()
         .map(|s| {
@@ -128,14 +121,10 @@ pub(super) fn skill_tier(catalog: &Catalog) -> Tier {
                 &s.body.headings,
                 &s.body.lead,
                 &s.body.triggers,
-                &s.body.openings,
             ]
         })
         .collect();
-    let entries = Inverted::build(
-        [NAME, DESCRIPTION, HEADINGS, LEAD, TRIGGERS, OPENINGS],
-        &texts,
-    );
+    let entries = Inverted::build([NAME, DESCRIPTION, HEADINGS, LEAD, TRIGGERS], &texts);
     let namespaces = catalog.namespaces();
     let texts: Vec<[&str; 2]> = namespaces
         .iter()
