@@ -67,7 +67,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
     vec![
         ToolDefinition {
             name: SEARCH_SKILLS,
-            description: "Find skills for a task. Searches skill names, descriptions, namespaces, headings and the first paragraph of each skill and returns the best matches (name, namespace, description, path, confidence), best first. `confidence` is `high` when a hit matches what the task is about and `low` when it is only the closest there is: then `advice` says so and `unmatched_terms` names the words no skill has; read a description before relying on a low hit. `no_match` is true only when no skill shares a meaningful word with the query. Use `read_skill` with a hit's name to load it.",
+            description: "Find skills for a task. Searches skill names, descriptions, namespaces, headings, the first paragraph and the when-to-use list of each skill and returns the best matches (name, namespace, description, path, confidence), best first. `confidence` is `high` when a hit matches what the task is about and `low` when it is only the closest there is: then `advice` says so and `unmatched_terms` names the words no skill has; read a description before relying on a low hit. `no_match` is true only when no skill shares a meaningful word with the query. Use `read_skill` with a hit's name to load it.",
             input_schema: object(
                 json!({
                     "query": string("What you need to do, in a few words (for example `fill a pdf form`), or `select:name1,name2` for exactly those skills."),
