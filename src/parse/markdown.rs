@@ -340,21 +340,11 @@ pub fn quick_lead(body: &str) -> String {
         }
         let text = line.trim();
         let mark = text.chars().next().unwrap_or(' ');
-        if mark == '`' || mark == '~' {
-            let run = text.chars().take_while(|&c| c == mark).count();
-            if run >= 3 {
-                match fence {
-                    None => fence = Some((mark, run)),
-                    Some((c, n)) if c == mark && run >= n && text[run..].trim().is_empty() => {
-                        fence = None
-                    }
-                    Some(_) => {}
-                }
-                if !out.is_empty() {
-                    break;
-                }
-                continue;
+        if fence_mark(text, &mut fence) {
+            if !out.is_empty() {
+                break;
             }
+            continue;
         }
         if fence.is_some() {
             continue;
@@ -412,18 +402,8 @@ pub fn body_text(body: &str) -> crate::model::BodyText {
         }
         let text = line.trim();
         let mark = text.chars().next().unwrap_or(' ');
-        if mark == '`' || mark == '~' {
-            let run = text.chars().take_while(|&c| c == mark).count();
-            if run >= 3 {
-                match fence {
-                    None => fence = Some((mark, run)),
-                    Some((c, n)) if c == mark && run >= n && text[run..].trim().is_empty() => {
-                        fence = None
-                    }
-                    Some(_) => {}
-                }
-                continue;
-            }
+        if fence_mark(text, &mut fence) {
+            continue;
         }
         if fence.is_some() || text.is_empty() {
             continue;
@@ -451,6 +431,25 @@ pub fn body_text(body: &str) -> crate::model::BodyText {
         }
     }
     out
+}
+
+/// Whether the trimmed line `text` is a code fence mark (three or more
+/// `` ` `` or `~`), opening or closing `fence` as it does.
+fn fence_mark(text: &str, fence: &mut Option<(char, usize)>) -> bool {
+    let mark = text.chars().next().unwrap_or(' ');
+    if mark != '`' && mark != '~' {
+        return false;
+    }
+    let run = text.chars().take_while(|&c| c == mark).count();
+    if run < 3 {
+        return false;
+    }
+    match *fence {
+        None => *fence = Some((mark, run)),
+        Some((c, n)) if c == mark && run >= n && text[run..].trim().is_empty() => *fence = None,
+        Some(_) => {}
+    }
+    true
 }
 
 /// An ATX heading's level and text (up to three spaces before its marks).
@@ -508,18 +507,6 @@ fn strip_list_mark(text: &str) -> &str {
     text
 }
 
-/// `text` cut to at most `max` bytes at a character boundary.
-fn cut(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// Append `text` to `out` (a space between) while `out` stays within `max`
 /// bytes; the last piece is cut to fit.
 fn push_capped(out: &mut String, text: &str, max: usize) {
@@ -530,7 +517,7 @@ fn push_capped(out: &mut String, text: &str, max: usize) {
     if !out.is_empty() {
         out.push(' ');
     }
-    out.push_str(cut(text, room));
+    out.push_str(crate::text::cut_at_char_boundary(text, room));
 }
 
 /// One line of [`quick_headings`], from its first mark: track fences,

@@ -179,17 +179,6 @@ const MAX_SELECT: usize = 256;
 /// Longer queries are cut to this many bytes.
 const MAX_QUERY_BYTES: usize = 1024;
 
-fn cut_at_char(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// A namespace matching at least this well puts all its skills in the
 /// running.
 const NAMESPACE_MIN: f32 = 0.3;
@@ -352,7 +341,7 @@ fn search(
     let limit = options.limit.max(1);
     // A query is a few words; a runaway one is cut (at a character
     // boundary) so it costs what a long sentence costs, not more.
-    let query = cut_at_char(query, MAX_QUERY_BYTES);
+    let query = crate::text::cut_at_char_boundary(query, MAX_QUERY_BYTES);
     let want_tools = options.kind != Some(EntryKind::Skill) && catalog.tool_count() > 0;
     let want_skills = options.kind != Some(EntryKind::Tool);
     let skills = want_skills.then(|| {

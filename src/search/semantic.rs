@@ -397,7 +397,7 @@ impl super::SearchIndex {
         if let Some(list) = super::select_list(query) {
             return Ok(super::named::select(catalog, query, list, options));
         }
-        let query = super::cut_at_char(query, super::MAX_QUERY_BYTES);
+        let query = crate::text::cut_at_char_boundary(query, super::MAX_QUERY_BYTES);
         let vector = model.query_vector(query)?;
         let cosines = QueryCosines {
             cosines: vectors.cosines(&vector),
