@@ -23,6 +23,7 @@
 //! # Ok::<(), skilldex::CatalogError>(())
 //! ```
 
+pub mod agent_tools;
 pub mod catalog;
 pub mod config;
 pub mod contain;
@@ -46,7 +47,6 @@ pub mod text;
 pub mod tokens;
 pub mod tool_settings;
 pub mod toolcat;
-pub mod tools;
 
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};
 pub use model::{Code, Diagnostic, Namespace, Position, Profile, Severity, Skill};

@@ -51,11 +51,11 @@ pub(super) fn tools_command(cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitC
         Some(ToolsAction::Spec(spec)) => return super::tools_spec::spec_command(cli, spec),
         None => {}
     }
-    let definitions = skilldex::tools::definitions();
+    let definitions = skilldex::agent_tools::definitions();
     let value = match (args.format, args.strict) {
-        (ToolsFormat::Mcp, false) => skilldex::tools::mcp_json(&definitions),
-        (ToolsFormat::Openai, false) => skilldex::tools::openai_json(&definitions),
-        (ToolsFormat::Openai, true) => skilldex::tools::openai_strict_json(&definitions)?,
+        (ToolsFormat::Mcp, false) => skilldex::agent_tools::mcp_json(&definitions),
+        (ToolsFormat::Openai, false) => skilldex::agent_tools::openai_json(&definitions),
+        (ToolsFormat::Openai, true) => skilldex::agent_tools::openai_strict_json(&definitions)?,
         (ToolsFormat::Mcp, true) => {
             say!("skilldex: --strict shapes OpenAI function tools — pass it with --format openai");
             return Ok(ExitCode::from(2));

@@ -1,7 +1,7 @@
 //! `skilldex serve`: the catalog as an MCP server over stdio, built on
 //! `rmcp`. Every rmcp type stays inside this module.
 //!
-//! What a client gets: the tools of `crate::tools` (search, read, grep,
+//! What a client gets: the tools of `crate::agent_tools` (search, read, grep,
 //! and a request to enable a disabled skill through elicitation), server
 //! instructions within what hosts keep of them (`instructions`), every
 //! skill as a prompt (`prompts`), the directory, the discovery index

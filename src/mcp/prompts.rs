@@ -24,7 +24,7 @@ use serde_json::Value;
 pub const PAGE_SIZE: usize = 1_000;
 /// The longest instructions a prompt carries, in tokens (as `read_skill`
 /// at most); the rest is read with `read_skill`.
-const MAX_TOKENS: usize = crate::tools::READ_MAX_TOKENS;
+const MAX_TOKENS: usize = crate::agent_tools::READ_MAX_TOKENS;
 
 /// Why `prompts/get` cannot answer; the message says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

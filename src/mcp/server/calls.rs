@@ -1,10 +1,10 @@
-//! `tools/list` and `tools/call`: the tools of `crate::tools`, with reads
+//! `tools/list` and `tools/call`: the tools of `crate::agent_tools`, with reads
 //! and greps off the protocol thread; the gateway's tools are in
 //! `gateway.rs`.
 
 use super::SkilldexServer;
+use crate::agent_tools::{self, ArgumentError, Arguments};
 use crate::mcp::skills;
-use crate::tools::{self, ArgumentError, Arguments};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ContentBlock, ListToolsResult, Tool, ToolAnnotations,
 };
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 impl SkilldexServer {
     pub(super) async fn tools_list(&self) -> Result<ListToolsResult, McpError> {
-        let mut tools: Vec<Tool> = tools::definitions()
+        let mut tools: Vec<Tool> = agent_tools::definitions()
             .into_iter()
             .map(|d| {
                 let schema = match d.input_schema {
@@ -24,7 +24,7 @@ impl SkilldexServer {
                 };
                 // Search, read and grep only read local files; enabling a
                 // skill asks the user and may rewrite a config file.
-                let read_only = d.name != tools::REQUEST_SKILL_ENABLE;
+                let read_only = d.name != agent_tools::REQUEST_SKILL_ENABLE;
                 let annotations = ToolAnnotations::new()
                     .read_only(read_only)
                     .destructive(false)
@@ -53,9 +53,9 @@ impl SkilldexServer {
         let arguments = request.arguments.clone().unwrap_or_default();
         let name = request.name.to_string();
         // Unknown arguments are ignored; a misspelt one is named after the answer.
-        let ignored = tools::ignored_note(&name, &arguments);
+        let ignored = agent_tools::ignored_note(&name, &arguments);
         let answer = match name.as_str() {
-            tools::READ_SKILL => {
+            agent_tools::READ_SKILL => {
                 // Its SKILL.md (whole or in part, not another file): the
                 // skill's declared tools are loaded once it has been read.
                 let whole_skill = match arguments.get("path") {
@@ -72,9 +72,9 @@ impl SkilldexServer {
                 // disk or a hostile file never holds up other requests.
                 let task_view = Arc::clone(&view);
                 let answer = super::off_thread(&context, "read", move || {
-                    let checked = Arguments::new(tools::READ_SKILL, &arguments)?;
+                    let checked = Arguments::new(agent_tools::READ_SKILL, &arguments)?;
                     let locate = |uri: &str| task_view.index.locate(uri);
-                    tools::read_skill(&task_view.catalog, &checked, &locate)
+                    agent_tools::read_skill(&task_view.catalog, &checked, &locate)
                 })
                 .await?
                 .map_err(Self::invalid)?;
@@ -87,17 +87,17 @@ impl SkilldexServer {
                 result.content.extend(ignored.map(ContentBlock::text));
                 return Ok(result.into());
             }
-            tools::GREP_SKILLS => {
+            agent_tools::GREP_SKILLS => {
                 // Grep may read every file: keep it off the protocol thread.
                 let view = Arc::clone(&view);
                 super::off_thread(&context, "grep", move || {
-                    let checked = Arguments::new(tools::GREP_SKILLS, &arguments)?;
-                    tools::grep_skills(&view.catalog, &checked)
+                    let checked = Arguments::new(agent_tools::GREP_SKILLS, &arguments)?;
+                    agent_tools::grep_skills(&view.catalog, &checked)
                 })
                 .await?
                 .map_err(Self::invalid)?
             }
-            tools::SEARCH_SKILLS => {
+            agent_tools::SEARCH_SKILLS => {
                 let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
                 let (index, all) = (&view.index, view.catalog.skills());
                 let uri_of = |skill: &crate::model::Skill| {
@@ -116,10 +116,10 @@ impl SkilldexServer {
                             .for_catalog(Arc::new(view.catalog.enabling(&ids)))
                     })
                 });
-                tools::search_skills(&view.searchable, &checked, &uri_of, everything.as_ref())
+                agent_tools::search_skills(&view.searchable, &checked, &uri_of, everything.as_ref())
                     .map_err(Self::invalid)?
             }
-            tools::REQUEST_SKILL_ENABLE => {
+            agent_tools::REQUEST_SKILL_ENABLE => {
                 return self
                     .request_enable(&request, &arguments, &context, &view)
                     .await;
@@ -143,10 +143,10 @@ impl SkilldexServer {
 /// skill and reading it), which must never be hidden.
 fn own_meta(name: &str) -> Option<rmcp::model::MetaObject> {
     let (hint, always_load) = match name {
-        tools::SEARCH_SKILLS => ("find skills: instructions for a task", true),
-        tools::READ_SKILL => ("read a skill's instructions and files", true),
-        tools::GREP_SKILLS => ("search the text of skills' files", false),
-        tools::REQUEST_SKILL_ENABLE => ("ask the user to enable a disabled skill", false),
+        agent_tools::SEARCH_SKILLS => ("find skills: instructions for a task", true),
+        agent_tools::READ_SKILL => ("read a skill's instructions and files", true),
+        agent_tools::GREP_SKILLS => ("search the text of skills' files", false),
+        agent_tools::REQUEST_SKILL_ENABLE => ("ask the user to enable a disabled skill", false),
         _ => return None,
     };
     let mut meta = Map::new();

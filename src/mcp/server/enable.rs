@@ -4,7 +4,7 @@
 //! configuration file.
 
 use super::{lock, SkilldexServer, View};
-use crate::tools::{self, Arguments, ToolAnswer};
+use crate::agent_tools::{self, Arguments, ToolAnswer};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
@@ -26,9 +26,9 @@ impl SkilldexServer {
         view: &View,
     ) -> Result<CallToolResponse, McpError> {
         let checked =
-            Arguments::new(tools::REQUEST_SKILL_ENABLE, arguments).map_err(Self::invalid)?;
+            Arguments::new(agent_tools::REQUEST_SKILL_ENABLE, arguments).map_err(Self::invalid)?;
         let (skill, reason) =
-            match tools::enable_request(&view.catalog, &checked).map_err(Self::invalid)? {
+            match agent_tools::enable_request(&view.catalog, &checked).map_err(Self::invalid)? {
                 Ok(found) => found,
                 Err(answer) => return Ok(Self::answer(answer).into()),
             };

@@ -5,9 +5,9 @@
 //! resource of loaded names.
 
 use super::{SkilldexServer, View};
+use crate::agent_tools;
 use crate::mcp::gateway::{self, pool::Through};
 use crate::search::Searchable;
-use crate::tools;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Resource,
     ResourceContents, Tool,
@@ -255,7 +255,7 @@ impl SkilldexServer {
 
 /// Names never given to a loaded tool: skilldex's own tools.
 fn reserved_name(name: &str) -> bool {
-    tools::definitions().iter().any(|d| d.name == name)
+    agent_tools::definitions().iter().any(|d| d.name == name)
         || name == gateway::TOOL_SEARCH
         || name == gateway::CALL_TOOL
         || name == gateway::REQUEST_INSTALL

@@ -18,8 +18,8 @@ mod suggest;
 
 use super::skills::SkillIndex;
 use super::{Log, ServeError, ServeOptions, Snapshots};
+use crate::agent_tools::{ArgumentError, ToolAnswer};
 use crate::catalog::Catalog;
-use crate::tools::{ArgumentError, ToolAnswer};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities};
 use rmcp::service::SubscriptionSink;
 use rmcp::{ErrorData as McpError, ServiceExt};

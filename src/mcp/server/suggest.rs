@@ -21,8 +21,8 @@
 
 use super::enable::{wants_persist, Suggestion};
 use super::{SkilldexServer, View};
+use crate::agent_tools::ToolAnswer;
 use crate::mcp::gateway;
-use crate::tools::ToolAnswer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ElicitationAction};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData as McpError;
