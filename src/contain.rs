@@ -291,7 +291,7 @@ fn read_opened(
     max: u64,
 ) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind};
-    let shown = || crate::model::printable(relative);
+    let shown = || crate::entry::printable(relative);
     let opened = opened.map_err(|refusal| match refusal {
         Refusal::Io(error) => error,
         Refusal::Missing => {
@@ -556,7 +556,7 @@ impl Folder {
                     let target = PathBuf::from(std::ffi::OsStr::from_bytes(target.as_bytes()));
                     let here = self.real.join(real_of(&stack, None));
                     let outside = |target: &Path| Refusal::LinksOut {
-                        target: crate::model::printable(
+                        target: crate::entry::printable(
                             &crate::paths::normalize(&here.join(target)).to_string_lossy(),
                         )
                         .into_owned(),

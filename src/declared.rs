@@ -5,8 +5,8 @@
 //! cannot find ([`diagnostics`]), `show` and `read` list them, and `serve`
 //! appends a read skill's tools to the agent's tool list.
 
-pub use crate::model::DeclaredTool;
-use crate::model::Skill;
+pub use crate::entry::DeclaredTool;
+use crate::entry::Skill;
 
 /// What a declaration found in the catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,8 +67,8 @@ pub fn resolve<'a>(
 
 /// The lint findings about `catalog`'s declarations: a tool its server
 /// does not have (warning), a server with no tool catalog (info).
-pub fn diagnostics(catalog: &crate::catalog::Catalog) -> Vec<crate::model::Diagnostic> {
-    use crate::model::{Code, Diagnostic};
+pub fn diagnostics(catalog: &crate::catalog::Catalog) -> Vec<crate::entry::Diagnostic> {
+    use crate::entry::{Code, Diagnostic};
     let mut out = Vec::new();
     for skill in catalog.skills() {
         for (declared, resolved) in resolve(skill, catalog) {

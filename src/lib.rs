@@ -23,30 +23,55 @@
 //! # Ok::<(), skilldex::CatalogError>(())
 //! ```
 
-pub mod agent_tools;
+// Without the command line and its server, the code only they call
+// (configuration edits, `link`, the tool catalogs' JSON views) goes unused.
+#![cfg_attr(
+    not(all(feature = "cli", feature = "mcp")),
+    allow(dead_code, unused_imports)
+)]
+
+#[cfg(feature = "cli")]
+pub(crate) mod agent_tools;
+// The command line's code says `skilldex::` like any user of the library.
+extern crate self as skilldex;
+
 pub mod catalog;
-pub mod config;
-pub mod contain;
-pub mod declared;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+pub(crate) mod config;
+pub(crate) mod contain;
+pub(crate) mod declared;
 pub mod embed;
+pub mod entry;
 mod hash;
-pub mod link;
+#[cfg(feature = "cli")]
+pub(crate) mod link;
 pub mod live;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-pub mod model;
+#[cfg(all(feature = "cli", feature = "mcp"))]
+pub(crate) mod mcp;
 pub mod parse;
-pub mod paths;
-pub mod plugin;
+pub(crate) mod paths;
+pub(crate) mod plugin;
 pub mod query;
-pub mod rules;
-pub mod scan;
+pub(crate) mod rules;
+pub(crate) mod scan;
 pub mod schema;
 pub mod search;
-pub mod text;
+pub(crate) mod text;
 pub mod tokens;
-pub mod tool_settings;
-pub mod toolcat;
+#[cfg(feature = "cli")]
+pub(crate) mod tool_settings;
+pub(crate) mod toolcat;
 
 pub use catalog::{Catalog, CatalogBuilder, CatalogError};
-pub use model::{Code, Diagnostic, Namespace, Position, Profile, Severity, Skill};
+pub use entry::{Code, Diagnostic, Namespace, Position, Profile, Severity, Skill};
+
+/// The `skilldex` command line (feature `cli`): parses the process's
+/// arguments, runs the command and returns its exit code. Only the binary
+/// calls it; it is here so that the modules it uses can stay private.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn run_cli() -> std::process::ExitCode {
+    cli::run()
+}

@@ -349,7 +349,7 @@ pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError
         actions.push(action);
     }
     // Folders whose skill file did not load: their links stay.
-    let not_loaded: Vec<(PathBuf, &crate::model::Diagnostic)> = catalog
+    let not_loaded: Vec<(PathBuf, &crate::entry::Diagnostic)> = catalog
         .load_errors()
         .into_iter()
         .filter_map(|d| {
@@ -377,7 +377,7 @@ pub fn plan(catalog: &Catalog, dir: &Path, host: Host) -> Result<Plan, LinkError
                 target: target.clone(),
                 reason: format!(
                     "{}:{}:{}: its skill file did not load ({}); the link stays — fix the file and link again",
-                    crate::model::printable(&d.path.to_string_lossy()),
+                    crate::entry::printable(&d.path.to_string_lossy()),
                     d.line,
                     d.column,
                     d.message

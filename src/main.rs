@@ -1,8 +1,7 @@
 //! The `skilldex` binary: the command line over the library. Everything
-//! that parses flags, prints or picks an exit code lives in `cli/`; the
-//! library (`skilldex::`) never does.
-
-mod cli;
+//! that parses flags, prints or picks an exit code lives in `cli/`, built
+//! into the library only with the `cli` feature; the rest of the library
+//! never prints or exits.
 
 /// mimalloc rather than the system allocator: see the note in `Cargo.toml`.
 /// Only the binary chooses it; the library leaves that to its users.
@@ -11,5 +10,5 @@ mod cli;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    cli::run()
+    skilldex::run_cli()
 }

@@ -25,7 +25,7 @@
 //! manifest that does not parse is reported and the plugin still counts,
 //! named by its folder.
 
-use crate::model::{one_line, Code, Position};
+use crate::entry::{one_line, Code, Position};
 use crate::parse::Finding;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};

@@ -14,7 +14,7 @@
 
 use crate::catalog::Catalog;
 use crate::config::{Origin, PinnedTool, ToolDescription};
-use crate::model::{Code, Diagnostic};
+use crate::entry::{Code, Diagnostic};
 use crate::toolcat::MAX_OVERRIDE_BYTES;
 
 /// The most tools one `server/*` (or bare `server`) of `pinned_tools`
@@ -210,7 +210,7 @@ fn push(out: &mut Vec<Diagnostic>, origin: &Origin, code: &'static str, message:
         path: path.clone(),
         line: *line as u32,
         column: *column as u32,
-        severity: crate::model::Severity::Warning,
+        severity: crate::entry::Severity::Warning,
         code: Code::parse(code).unwrap_or(Code::tool(code)),
         message,
     });

@@ -100,7 +100,7 @@ pub fn grep_skills(
             let _ = write!(
                 unread,
                 "\nnot searched: the folder of {0}, whose skill file did not load ({0}:{1}:{2}: {3})",
-                crate::model::printable(&d.path.to_string_lossy()),
+                crate::entry::printable(&d.path.to_string_lossy()),
                 d.line,
                 d.column,
                 d.message
@@ -163,7 +163,7 @@ impl query::GrepSink for GrepText {
         };
         let cut = if shown.len() < text.len() { "…" } else { "" };
         use std::fmt::Write as _;
-        let path = crate::model::printable(path);
+        let path = crate::entry::printable(path);
         let _ = writeln!(self.text, "{skill}/{path}:{number}: {shown}{cut}");
         Ok(())
     }
@@ -174,7 +174,7 @@ impl query::GrepSink for GrepText {
 
     fn unreadable(&mut self, skill: &str, path: &str, error: &str) -> std::io::Result<()> {
         use std::fmt::Write as _;
-        let path = crate::model::printable(path);
+        let path = crate::entry::printable(path);
         let _ = write!(
             self.unreadable,
             "\nnot searched: {skill}/{path}: {error} (the server may not read it; its permissions must change)"
@@ -185,7 +185,7 @@ impl query::GrepSink for GrepText {
     fn unreadable_folder(&mut self, path: &std::path::Path, error: &str) -> std::io::Result<()> {
         use std::fmt::Write as _;
         let path = path.to_string_lossy();
-        let path = crate::model::printable(&path);
+        let path = crate::entry::printable(&path);
         let _ = write!(
             self.unreadable,
             "\nnot searched: {path}: {error}, and skills in it were not searched (its permissions must change)"

@@ -376,7 +376,7 @@ fn too_long(argument: &str, text: &str) -> Option<ToolAnswer> {
 pub fn enable_request<'a>(
     catalog: &'a Catalog,
     arguments: &Arguments<'_>,
-) -> Result<Result<(&'a crate::model::Skill, String), ToolAnswer>, ArgumentError> {
+) -> Result<Result<(&'a crate::entry::Skill, String), ToolAnswer>, ArgumentError> {
     let name = arguments.required_string("name")?;
     let reason = arguments.required_string("suggest_reason")?;
     if let Some(answer) = too_long("name", name).or_else(|| too_long("suggest_reason", reason)) {

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub fn search_skills(
     searchable: &crate::search::Searchable,
     arguments: &Arguments<'_>,
-    uri_of: &dyn Fn(&crate::model::Skill) -> Option<String>,
+    uri_of: &dyn Fn(&crate::entry::Skill) -> Option<String>,
     everything: Option<&crate::search::Searchable>,
 ) -> Result<ToolAnswer, ArgumentError> {
     let catalog = searchable.catalog();
@@ -92,7 +92,7 @@ fn disabled_matches<'a>(
     everything: &'a crate::search::Searchable,
     query: &str,
     limit: usize,
-) -> Vec<&'a crate::model::Skill> {
+) -> Vec<&'a crate::entry::Skill> {
     let (wider, _) = everything.search_ready(
         query,
         &crate::search::SearchOptions::skills(limit),

@@ -23,7 +23,7 @@
 //! `snapshot-stale` warning beside the file's own diagnostics.
 
 use super::{check_root, members_of, namespace_of, Assembly, Catalog, CatalogBuilder, ScanInputs};
-use crate::model::{Code, Skill};
+use crate::entry::{Code, Skill};
 use crate::scan::{
     self, FileIdentity, FollowedLink, FoundNamespaceFile, FoundSkill, FoundToolCatalog,
     PathFinding, ScanResult, ScanScope,

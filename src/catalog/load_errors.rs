@@ -2,7 +2,7 @@
 //! one, what grep says it could not search.
 
 use super::Catalog;
-use crate::model::Diagnostic;
+use crate::entry::Diagnostic;
 use crate::scan;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ impl Catalog {
         }
         self.diagnostics
             .iter()
-            .find(|d| d.path == file && d.severity == crate::model::Severity::Error)
+            .find(|d| d.path == file && d.severity == crate::entry::Severity::Error)
     }
 
     /// Every skill file that did not load, with why (its first error), in
@@ -30,7 +30,7 @@ impl Catalog {
             .diagnostics
             .iter()
             .filter(|d| {
-                d.severity == crate::model::Severity::Error
+                d.severity == crate::entry::Severity::Error
                     && d.path
                         .file_name()
                         .is_some_and(|n| scan::SKILL_FILE_NAMES.iter().any(|s| n == *s))
@@ -57,7 +57,7 @@ impl Catalog {
         let mut files: Vec<&Path> = self
             .diagnostics
             .iter()
-            .filter(|d| d.severity == crate::model::Severity::Error)
+            .filter(|d| d.severity == crate::entry::Severity::Error)
             .map(|d| d.path.as_path())
             .filter(|p| {
                 p.file_name()

@@ -16,7 +16,7 @@ pub use tools::ToolCatalogFile;
 use namespaces::namespaces_of;
 pub(crate) use namespaces::{members_of, namespace_descriptions, namespace_of};
 
-use crate::model::{Code, Diagnostic, Namespace, Position, Profile, Skill};
+use crate::entry::{Code, Diagnostic, Namespace, Position, Profile, Skill};
 use crate::parse::{self, Finding};
 pub use crate::rules::resolve_inside;
 use crate::scan::{self, FoundSkill, ScanLimits, ScanOptions, ScanScope};

@@ -2,7 +2,7 @@
 //! the description of its README/index front matter or plugin manifest,
 //! else a default that says what the folder is.
 
-use crate::model::{Namespace, Skill};
+use crate::entry::{Namespace, Skill};
 use crate::scan;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -13,7 +13,7 @@
 //! it (see `toolcat::load_namespace`).
 
 use super::Catalog;
-use crate::model::{Diagnostic, Severity};
+use crate::entry::{Diagnostic, Severity};
 use crate::scan::{FoundNamespaceFile, FoundToolCatalog};
 use crate::toolcat::{CatalogTool, SnapshotDiagnostic, ToolNamespace};
 use std::collections::HashMap;

@@ -8,7 +8,7 @@ use super::style::Style;
 use super::{Cli, Command};
 use anyhow::Context as _;
 use skilldex::catalog::Catalog;
-use skilldex::model::{Diagnostic, Severity};
+use skilldex::entry::{Diagnostic, Severity};
 use skilldex::query::{self};
 use skilldex::rules::thousands;
 use std::io::Write;
@@ -84,7 +84,7 @@ pub(super) fn finding_line(
     };
     format!(
         "{}:{line}:{column}: {severity}[{code}]: {message}",
-        skilldex::model::printable(&path.to_string_lossy()),
+        skilldex::entry::printable(&path.to_string_lossy()),
     )
 }
 

@@ -7,7 +7,7 @@ use super::search::KindArg;
 use super::{build, builder, Cli};
 use clap::Args;
 use skilldex::catalog::Catalog;
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::search::eval::{self, Check, QueryFile, Ranked, Report, Scores};
 use skilldex::search::{self, Confidence, SearchIndex, SearchOptions};
 use std::collections::BTreeMap;

@@ -3,8 +3,8 @@
 
 use super::commands::*;
 use super::{build, builder, Cli, GrepArgs};
-use skilldex::model::printable;
-use skilldex::model::Profile;
+use skilldex::entry::printable;
+use skilldex::entry::Profile;
 use skilldex::query;
 use skilldex::rules::thousands;
 use std::io::Write;
@@ -121,8 +121,8 @@ pub(super) fn grep_command(cli: &Cli, args: &GrepArgs) -> anyhow::Result<ExitCod
 }
 
 /// What grep could not search because these skill files did not load.
-fn not_searched(not_loaded: &[&skilldex::model::Diagnostic]) -> String {
-    let shown = |d: &skilldex::model::Diagnostic| printable(&d.path.to_string_lossy()).to_string();
+fn not_searched(not_loaded: &[&skilldex::entry::Diagnostic]) -> String {
+    let shown = |d: &skilldex::entry::Diagnostic| printable(&d.path.to_string_lossy()).to_string();
     match not_loaded {
         [one] => format!(
             "{}:{}:{}: this skill file did not load, so its folder was not searched: {}",

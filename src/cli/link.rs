@@ -8,8 +8,8 @@
 use super::commands::*;
 use super::{build, builder, Cli};
 use clap::{Args, ValueEnum};
+use skilldex::entry::Profile;
 use skilldex::link::{self, Action, Host};
-use skilldex::model::Profile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,7 +97,7 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
         .collect();
     // A broken skill kept in the folder itself is in place, not unlinked.
     let real_dir = real(&plan.dir);
-    let not_linked: Vec<&skilldex::model::Diagnostic> = catalog
+    let not_linked: Vec<&skilldex::entry::Diagnostic> = catalog
         .load_errors()
         .into_iter()
         .filter(|d| {
@@ -180,7 +180,7 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
         for d in &not_linked {
             say!(
                 "skilldex: {}:{}:{}: this skill file did not load, so it is not linked: {}",
-                skilldex::model::printable(&d.path.to_string_lossy()),
+                skilldex::entry::printable(&d.path.to_string_lossy()),
                 d.line,
                 d.column,
                 d.message

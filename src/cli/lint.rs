@@ -10,7 +10,7 @@
 use super::commands::{diagnostic_line, plural, stdout, write_json, Counts};
 use super::style::Style;
 use super::{build, builder, Cli, LintArgs, LintFormat, SeverityArg};
-use skilldex::model::{Code, Diagnostic, Profile, Severity};
+use skilldex::entry::{Code, Diagnostic, Profile, Severity};
 use skilldex::rules::thousands;
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -3,7 +3,7 @@
 use super::commands::*;
 use super::style::Style;
 use super::{build, builder, Cli, ListArgs};
-use skilldex::model::{Profile, Skill};
+use skilldex::entry::{Profile, Skill};
 use skilldex::query::{self, render};
 use skilldex::rules::thousands;
 use skilldex::tokens;
@@ -20,7 +20,7 @@ fn entry_tokens(skill: &Skill) -> usize {
         "- {}: {} [{}]\n",
         skill.id,
         skill.description,
-        skilldex::model::printable(&path)
+        skilldex::entry::printable(&path)
     ))
 }
 
@@ -81,7 +81,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
                 })
             })
             .collect();
-        let namespaces: Vec<&skilldex::model::Namespace> = catalog
+        let namespaces: Vec<&skilldex::entry::Namespace> = catalog
             .namespaces()
             .iter()
             .filter(|n| in_namespace(&n.name, filter))
@@ -146,7 +146,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
         .min(40);
     // The namespaces as a tree of folders: every folder on the way to a
     // namespace is a node, so `area/team/skills` nests under `area/`.
-    let namespaces: Vec<&skilldex::model::Namespace> = catalog
+    let namespaces: Vec<&skilldex::entry::Namespace> = catalog
         .namespaces()
         .iter()
         .filter(|n| in_namespace(&n.name, filter))
@@ -172,7 +172,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
         }
         writeln!(out)?;
         let label = match node.last() {
-            Some(last) => format!("{}/", skilldex::model::printable(last)),
+            Some(last) => format!("{}/", skilldex::entry::printable(last)),
             None => "(top level)".to_string(),
         };
         match namespace {
@@ -181,7 +181,7 @@ pub(super) fn list_command(cli: &Cli, args: &ListArgs) -> anyhow::Result<ExitCod
                 "{indent}{}  {}",
                 style.bold(&label),
                 style.dim(
-                    &render::shorten(&skilldex::model::printable(&namespace.description), 80).0
+                    &render::shorten(&skilldex::entry::printable(&namespace.description), 80).0
                 )
             )?,
             None => {
@@ -246,7 +246,7 @@ fn write_servers(
     style: &Style,
     servers: &[&skilldex::toolcat::ToolNamespace],
 ) -> std::io::Result<()> {
-    let printable = skilldex::model::printable;
+    let printable = skilldex::entry::printable;
     for server in servers {
         writeln!(out)?;
         writeln!(

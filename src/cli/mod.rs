@@ -39,7 +39,7 @@ mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use skilldex::catalog::{Catalog, CatalogBuilder};
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::query::{Format, Mode, PathStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -5,8 +5,8 @@ use super::commands::*;
 use super::style::Style;
 use super::{build, builder, Cli, ReadArgs};
 use skilldex::catalog::{Catalog, CatalogBuilder};
-use skilldex::model::printable;
-use skilldex::model::Profile;
+use skilldex::entry::printable;
+use skilldex::entry::Profile;
 use skilldex::query;
 use skilldex::rules::thousands;
 use std::io::Write;
@@ -120,7 +120,7 @@ pub(super) fn read_by_path(
             {
                 Some(d) => format!(
                     "{} did not load: {} (`skilldex lint` lists every problem)",
-                    skilldex::model::printable(&located.skill_files[0].to_string_lossy()),
+                    skilldex::entry::printable(&located.skill_files[0].to_string_lossy()),
                     diagnostic_line(d, &Style::new(super::ColorChoice::Never, false)),
                 ),
                 None => format!(
@@ -256,7 +256,7 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
         out,
         "skill {} — folder {}",
         result.skill,
-        skilldex::model::printable(&result.folder.to_string_lossy())
+        skilldex::entry::printable(&result.folder.to_string_lossy())
     )?;
     if let Some(files) = result.files_line(30) {
         writeln!(out, "files: {files}")?;
@@ -278,7 +278,7 @@ pub(super) fn read_command(cli: &Cli, args: &ReadArgs) -> anyhow::Result<ExitCod
         writeln!(
             out,
             "mcp tools: {}",
-            skilldex::model::printable(&tools.join(", "))
+            skilldex::entry::printable(&tools.join(", "))
         )?;
     }
     if result.start_line > result.end_line {

@@ -3,7 +3,7 @@
 use super::commands::*;
 use super::{build, builder, Cli, RenderArgs};
 use anyhow::Context as _;
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::query::{self, render, Budget, Format, RenderOptions};
 use skilldex::rules::thousands;
 use skilldex::tokens;

@@ -5,7 +5,7 @@ use super::commands::{report_diagnostics, stdout, write_json};
 use super::style::{fit_width, Style};
 use super::{build, builder, Cli, PathsArg};
 use clap::{Args, ValueEnum};
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::query::PathStyle;
 use skilldex::search::{self, SearchOptions};
 use std::io::Write;
@@ -114,7 +114,7 @@ pub(super) fn search_command(cli: &Cli, args: &SearchArgs) -> anyhow::Result<Exi
                         search::Confidence::Low => " low",
                     };
                     let score = style.dim(&format!("{:.2}{flag}", hit.score));
-                    let printable = skilldex::model::printable;
+                    let printable = skilldex::entry::printable;
                     let (id, label, description, path) = match hit.kind {
                         search::EntryKind::Skill => {
                             let skill = &catalog.skills()[hit.index];

@@ -35,7 +35,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     let semantic = super::model::serve_model(&cli.global, &args.model)?;
     // Load the tokenizer (for the instructions' budget) while scanning.
     skilldex::tokens::warm_up();
-    let builder = super::builder(&cli.global, skilldex::model::Profile::Spec)?;
+    let builder = super::builder(&cli.global, skilldex::entry::Profile::Spec)?;
     let quiet = cli.global.quiet;
     let log: mcp::Log = Arc::new(move |message: &str| {
         if !quiet {

@@ -5,7 +5,7 @@ use super::read::{read_by_path, PathRead};
 use super::style::Style;
 use super::{build, builder, Cli, ShowArgs};
 use anyhow::Context as _;
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::query::{self, render};
 use skilldex::rules::thousands;
 use skilldex::tokens;
@@ -49,7 +49,7 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
         if !tools.is_empty() && catalog.similar(&name, 1).is_empty() {
             say!(
                 "skilldex: no skill or tool `{}` — did you mean the tool {}?",
-                skilldex::model::printable(&name),
+                skilldex::entry::printable(&name),
                 tools.join(", ")
             );
             return Ok(ExitCode::from(1));
@@ -78,12 +78,12 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
         &if skill.namespace.is_empty() {
             "(top level)".into()
         } else {
-            skilldex::model::printable(&skill.namespace)
+            skilldex::entry::printable(&skill.namespace)
         },
     )?;
     field(
         "path",
-        &skilldex::model::printable(&skill.path.to_string_lossy()),
+        &skilldex::entry::printable(&skill.path.to_string_lossy()),
     )?;
     if let Some(v) = &skill.license {
         field("license", v)?;
@@ -100,7 +100,7 @@ pub(super) fn show_command(cli: &Cli, args: &ShowArgs) -> anyhow::Result<ExitCod
     for (declared, resolved) in skilldex::declared::resolve(skill, &catalog) {
         field(
             "mcp tool",
-            &skilldex::model::printable(&format!(
+            &skilldex::entry::printable(&format!(
                 "{} (from {}) — {}",
                 declared.id(),
                 declared.declared_in,
@@ -219,7 +219,7 @@ fn show_tool(
     }
     let style = Style::stdout(cli.global.color);
     let mut out = stdout();
-    let printable = skilldex::model::printable;
+    let printable = skilldex::entry::printable;
     writeln!(out, "{}", style.bold(&printable(&tool.id)))?;
     writeln!(out, "  {}", printable(&tool.description))?;
     writeln!(out)?;
@@ -263,7 +263,7 @@ fn show_server(
     }
     let style = Style::stdout(cli.global.color);
     let mut out = stdout();
-    let printable = skilldex::model::printable;
+    let printable = skilldex::entry::printable;
     writeln!(out, "{}", style.bold(&printable(&server.name)))?;
     writeln!(out, "  {}", printable(&server.description))?;
     writeln!(out)?;

@@ -5,7 +5,7 @@
 //! whose findings keep their tool and JSON Pointer.
 
 use skilldex::catalog::Catalog;
-use skilldex::model::{Code, Diagnostic};
+use skilldex::entry::{Code, Diagnostic};
 
 /// The tail of the summary's "loaded" part; empty when there are no
 /// catalogs, so a skills-only lint reads as before.

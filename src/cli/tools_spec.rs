@@ -6,7 +6,7 @@
 use super::commands::write_json;
 use super::{build, builder, Cli};
 use clap::{Args, ValueEnum};
-use skilldex::model::Profile;
+use skilldex::entry::Profile;
 use skilldex::search::specs;
 use std::process::ExitCode;
 
@@ -44,7 +44,7 @@ pub(super) fn spec_command(cli: &Cli, args: &SpecArgs) -> anyhow::Result<ExitCod
             };
             say!(
                 "skilldex: no tool `{}` in the catalog — {hint}",
-                skilldex::model::printable(key)
+                skilldex::entry::printable(key)
             );
             return Ok(ExitCode::from(1));
         };

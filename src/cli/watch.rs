@@ -16,8 +16,8 @@ use super::style::Style;
 use super::{build, builder, Cli, PathsArg, RenderArgs};
 use anyhow::Context as _;
 use clap::Args;
+use skilldex::entry::{Profile, Severity};
 use skilldex::live::{Change, LiveCatalog, LiveError, WatchOptions};
-use skilldex::model::{Profile, Severity};
 use skilldex::query::{self, DirectorySession, Format, RenderOptions, ShownState};
 use skilldex::rules::thousands;
 use skilldex::tokens;
@@ -67,7 +67,7 @@ struct RevisionLine<'a> {
     added: &'a [String],
     changed: &'a [String],
     removed: &'a [String],
-    diagnostics: &'a [skilldex::model::Diagnostic],
+    diagnostics: &'a [skilldex::entry::Diagnostic],
     /// Skills kept at their last good version.
     stale: &'a [String],
 }

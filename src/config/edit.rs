@@ -8,7 +8,7 @@ use super::load::{parse, read_text, ParseError, UNREADABLE};
 use super::{ConfigError, FileSettings, Settings};
 use std::path::{Path, PathBuf};
 
-pub fn names_skill(entry: &str, skill: &crate::model::Skill) -> bool {
+pub fn names_skill(entry: &str, skill: &crate::entry::Skill) -> bool {
     skill.answers_to(entry)
 }
 
@@ -26,7 +26,7 @@ pub struct Persisted {
 /// (see `enable_in_text`); nothing else in those files changes.
 pub fn persist_enable(
     settings: &Settings,
-    skill: &crate::model::Skill,
+    skill: &crate::entry::Skill,
 ) -> Result<Persisted, ConfigError> {
     let files = persist_edits(
         settings,

@@ -393,14 +393,6 @@ mod install;
 mod lists;
 mod load;
 
-pub use edit::{
-    enable_in_text, enable_server_in_text, names_skill, persist_enable, persist_server_enable,
-    EditError, Persisted,
-};
-pub use install::{
-    add_server_in_text, decline_in_text, persist_decline, persist_server_install, suggestion_key,
-};
-pub use load::{
-    available_servers, configured_servers, load, parse, read_file, ParseError, UnknownFormat,
-    FORMATS, MAX_CONFIG_BYTES,
-};
+pub use edit::{names_skill, persist_enable, persist_server_enable, EditError};
+pub use install::{persist_decline, persist_server_install, suggestion_key};
+pub use load::{available_servers, configured_servers, load};

@@ -33,7 +33,7 @@ mod watch;
 
 use crate::catalog::incremental::{RebuildKind, Rescan, Retained};
 use crate::catalog::{Catalog, CatalogBuilder, CatalogError};
-use crate::model::{Diagnostic, Skill};
+use crate::entry::{Diagnostic, Skill};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, RwLock};

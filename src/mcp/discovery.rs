@@ -48,7 +48,7 @@ pub fn index_json(catalog: &Catalog, index: &SkillIndex) -> String {
 }
 
 /// The bytes of `skill`'s `SKILL.md`, read through the boundary.
-fn skill_md_bytes(catalog: &Catalog, skill: &crate::model::Skill) -> Option<Vec<u8>> {
+fn skill_md_bytes(catalog: &Catalog, skill: &crate::entry::Skill) -> Option<Vec<u8>> {
     let folder = Folder::open(skill.dir()).ok()?;
     let path = skill.dir().join("SKILL.md");
     let opened = folder

@@ -15,12 +15,10 @@ use crate::query::{self, Budget, Format, Mode, PathStyle, Reach, RenderOptions};
 /// Most characters of instructions a host keeps (Claude Code), counted as
 /// JavaScript counts them (UTF-16 code units).
 pub const MAX_CHARS: usize = 2_048;
-/// Characters of instructions Codex shows the model: the lead fits in them.
-pub const LEAD_CHARS: usize = 247;
 /// The directory's budget in tokens when none is configured.
 pub const DEFAULT_BUDGET_TOKENS: usize = 4_000;
 
-/// What the model must know, standing alone (at most `LEAD_CHARS`).
+/// What the model must know, standing alone (at most the 247 characters Codex shows).
 const LEAD: &str = "This server has skills: tested instructions for specific tasks. Before a task, call `search_skills` with a few words of it; when a hit fits, call `read_skill` with its name and follow it before you start.";
 
 /// The other tools, and where the rest of the directory is.
@@ -89,6 +87,8 @@ mod tests {
 
     #[test]
     fn the_lead_stands_alone_within_what_codex_shows() {
+        // Characters of instructions Codex shows the model.
+        const LEAD_CHARS: usize = 247;
         assert!(host_len(LEAD) <= LEAD_CHARS, "{}", host_len(LEAD));
         assert!(LEAD.contains("`search_skills`") && LEAD.contains("`read_skill`"));
         assert!(LEAD.ends_with('.'));

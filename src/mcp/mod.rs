@@ -36,8 +36,6 @@ mod server;
 pub mod skills;
 pub mod upstream;
 
-pub use server::SkilldexServer;
-
 use crate::catalog::Catalog;
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@
 
 use super::skills;
 use crate::catalog::Catalog;
-use crate::model::Skill;
+use crate::entry::Skill;
 use rmcp::model::{
     GetPromptResult, JsonObject, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
 };

@@ -97,7 +97,7 @@ pub fn outline(text: &str, body_offset: usize) -> Outline {
                 if let Some((level, start, text_so_far)) = heading.take() {
                     let offset = body_offset + start;
                     let (line, _) = index.position(text, offset);
-                    let title = crate::model::one_line(&text_so_far);
+                    let title = crate::entry::one_line(&text_so_far);
                     result.headings.push(Heading {
                         level,
                         slug: slugs.next(&title),
@@ -370,7 +370,7 @@ pub fn quick_lead(body: &str) -> String {
     out
 }
 
-/// What search reads of a Markdown body ([`crate::model::BodyText`]): its
+/// What search reads of a Markdown body ([`crate::entry::BodyText`]): its
 /// headings ([`quick_headings`]), its lead ([`quick_lead`]), and, by a line
 /// scan like theirs (fenced code skipped; tables and HTML are not list
 /// items), the list items of its "when to use" sections, cut to at most
@@ -380,10 +380,10 @@ pub fn quick_lead(body: &str) -> String {
 /// public repositories it found a few more skills (R@5 +1.5 to +4 points),
 /// but made a lexical query over 10,000 generated skills 35 % slower, as
 /// every indexed word is a posting each query with that word walks.
-pub fn body_text(body: &str) -> crate::model::BodyText {
+pub fn body_text(body: &str) -> crate::entry::BodyText {
     const MAX_BYTES: usize = 1024;
     const LOOK_BYTES: usize = 64 * 1024;
-    let mut out = crate::model::BodyText {
+    let mut out = crate::entry::BodyText {
         headings: quick_headings(body),
         lead: quick_lead(body),
         ..Default::default()

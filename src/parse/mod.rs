@@ -8,7 +8,7 @@ pub mod bounds;
 pub mod frontmatter;
 pub mod markdown;
 
-use crate::model::{Code, Position};
+use crate::entry::{Code, Position};
 pub use frontmatter::{Fields, Finding};
 use std::borrow::Cow;
 

@@ -11,7 +11,7 @@
 //! by that file and not entered. Only regular files are listed, so a pipe
 //! or device in a skill folder can never block a reader.
 
-use crate::model::Skill;
+use crate::entry::Skill;
 use crate::scan::{FolderRules, RulesCache};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

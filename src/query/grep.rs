@@ -21,7 +21,7 @@ mod sink;
 pub use sink::{GrepSink, GrepSummary, LineBatch};
 
 use crate::catalog::Catalog;
-use crate::model::Skill;
+use crate::entry::Skill;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use order::{Job, Work};
@@ -145,7 +145,7 @@ pub fn grep(catalog: &Catalog, request: &GrepRequest) -> Result<GrepResult, Grep
 pub fn not_loaded<'a>(
     catalog: &'a Catalog,
     request: &GrepRequest,
-) -> Vec<&'a crate::model::Diagnostic> {
+) -> Vec<&'a crate::entry::Diagnostic> {
     if request.skill.is_some() {
         return Vec::new();
     }
@@ -154,7 +154,7 @@ pub fn not_loaded<'a>(
         if !namespace.is_empty() {
             // A skill's namespace is the folder path between its root and
             // its own folder.
-            let inside = |d: &&crate::model::Diagnostic| {
+            let inside = |d: &&crate::entry::Diagnostic| {
                 let Some(folder) = d.path.parent().and_then(Path::parent) else {
                     return false;
                 };
@@ -216,7 +216,7 @@ fn report_locked_folders(
     let mut outside: Vec<&Path> = Vec::new();
     for diagnostic in catalog.diagnostics() {
         let path = diagnostic.path.as_path();
-        if diagnostic.code != crate::model::Code::WalkError
+        if diagnostic.code != crate::entry::Code::WalkError
             || !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
         {
             continue;

@@ -7,7 +7,7 @@
 //! own); symlinks are listed but not followed out of the skill folder.
 
 use crate::catalog::{read_skill_text, read_text, Catalog};
-use crate::model::{Diagnostic, Skill};
+use crate::entry::{Diagnostic, Skill};
 use crate::parse::{self, markdown};
 use crate::tokens;
 use serde::Serialize;
@@ -131,7 +131,7 @@ fn sub_files(catalog: &Catalog, skill: &Skill) -> (Vec<SubFile>, bool) {
                 description: read_text(&entry.absolute)
                     .ok()
                     .and_then(|t| parse::frontmatter::description_of(&t))
-                    .map(|d| crate::model::one_line(&d)),
+                    .map(|d| crate::entry::one_line(&d)),
                 path: entry.path,
                 kind: SubFileKind::NestedSkill,
                 bytes: entry.bytes,
@@ -188,7 +188,7 @@ fn describe_file(dir: &Path, relative: &str, bytes: u64) -> SubFile {
                 if kind == SubFileKind::Markdown {
                     if let Some(d) = parse::frontmatter::description_of(&text) {
                         kind = SubFileKind::SubSkill;
-                        description = Some(crate::model::one_line(&d));
+                        description = Some(crate::entry::one_line(&d));
                     }
                 }
                 (Some(tokens::count(&text)), false)

@@ -13,7 +13,7 @@
 mod orders;
 pub use orders::orders_to_the_model;
 
-use crate::model::{Code, Position};
+use crate::entry::{Code, Position};
 use crate::parse::frontmatter::{CLIENT_KEYS, SPEC_KEYS};
 use crate::parse::{markdown, Fields, Finding, ParsedFile};
 use std::path::{Component, Path, PathBuf};

@@ -13,7 +13,7 @@
 //! Each declaration keeps where it was written; `crate::declared`
 //! resolves them against the catalog's tool servers.
 
-use crate::model::{DeclaredTool, Position};
+use crate::entry::{DeclaredTool, Position};
 
 /// The `metadata` key skilldex reads declarations from.
 pub const METADATA_KEY: &str = "mcp-tools";

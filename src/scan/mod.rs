@@ -17,7 +17,7 @@
 //! exactly as in a whole scan, but it only enters the folders that lead to
 //! them. The live catalog uses this to re-read what changed.
 
-use crate::model::{Code, Position, Skill};
+use crate::entry::{Code, Position, Skill};
 use crate::parse::{self, Finding};
 use std::ffi::OsStr;
 use std::io::Read;
@@ -31,7 +31,7 @@ mod read;
 mod tools;
 mod walk;
 use read::{folder_name_of, open_linked_file, open_linked_skill_file, read_skill_file, skill_of};
-pub use tools::{FoundToolCatalog, MAX_SNAPSHOT_BYTES};
+pub use tools::FoundToolCatalog;
 pub(crate) use walk::{FolderRules, RulesCache};
 
 /// Folder names never searched.
@@ -778,12 +778,12 @@ fn namespace_description(
     let name = fields
         .as_ref()
         .and_then(|f| f.name.as_deref())
-        .map(crate::model::one_line)
+        .map(crate::entry::one_line)
         .filter(|n| !n.is_empty());
     let description = fields
         .and_then(|f| f.description)
         .filter(|d| !d.trim().is_empty())
-        .map(|d| crate::model::one_line(&d));
+        .map(|d| crate::entry::one_line(&d));
     let broken = findings
         .into_iter()
         .find(|f| f.code == Code::YamlInvalid)

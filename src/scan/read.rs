@@ -4,7 +4,7 @@
 //! file to file.
 
 use super::{walk, FileIdentity, ScanOptions, VisitedFile, HEAD_BYTES};
-use crate::model::{one_line, Code, Position, Skill};
+use crate::entry::{one_line, Code, Position, Skill};
 use crate::parse::{self, Fields, Finding, ParsedFile};
 use std::io::Read;
 use std::path::Path;
@@ -82,7 +82,7 @@ pub(super) struct ReadSkill {
     pub(super) linked_target: Option<std::path::PathBuf>,
     pub(super) facts: FileFacts,
     pub(super) parsed: ParsedFile,
-    pub(super) body: crate::model::BodyText,
+    pub(super) body: crate::entry::BodyText,
 }
 
 pub(super) fn identity_of(metadata: &std::fs::Metadata) -> Option<FileIdentity> {
@@ -116,7 +116,7 @@ pub(super) fn folder_name_of(path: &Path) -> String {
 
 /// The servers the skill's `agents/openai.yaml` declares (Codex), read
 /// through the skill folder's boundary; none when there is no such file.
-fn codex_declarations(skill_file: &Path) -> Vec<crate::model::DeclaredTool> {
+fn codex_declarations(skill_file: &Path) -> Vec<crate::entry::DeclaredTool> {
     use std::io::Read as _;
     let Some(dir) = skill_file.parent() else {
         return Vec::new();

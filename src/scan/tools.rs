@@ -9,7 +9,7 @@
 //! see `catalog::incremental`.)
 
 use super::walk;
-use crate::model::Severity;
+use crate::entry::Severity;
 use crate::toolcat::{self, SnapshotDiagnostic, SnapshotError, ToolNamespace};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -22,12 +22,9 @@ mod snapshot;
 
 pub use json::{server_json, tool_json};
 pub use namespace::{
-    find_snapshots, finding_severity, load_namespace, load_namespace_text, override_text,
-    CatalogTool, ToolNamespace, ALWAYS_LOAD_KEY, MAX_OVERRIDE_BYTES, MAX_SEARCH_HINT_BYTES,
-    SEARCH_HINT_KEY,
+    load_namespace, load_namespace_text, override_text, CatalogTool, ToolNamespace,
+    ALWAYS_LOAD_KEY, MAX_OVERRIDE_BYTES, SEARCH_HINT_KEY,
 };
-pub use position::Positions;
 pub use snapshot::{
-    parse_snapshot, read_snapshot, snapshot_bytes, write_atomically, ServerInfo, Snapshot,
-    SnapshotDiagnostic, SnapshotError, SNAPSHOT_FILE,
+    snapshot_bytes, write_atomically, SnapshotDiagnostic, SnapshotError, SNAPSHOT_FILE,
 };

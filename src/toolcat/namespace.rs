@@ -6,7 +6,7 @@
 //! built from; search, render and the gateway read it and never the file.
 
 use super::snapshot::{Reporter, SnapshotDiagnostic, SnapshotError};
-use crate::model::Severity;
+use crate::entry::Severity;
 use crate::schema::{self, MAX_DESCRIPTION_BYTES};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -89,8 +89,8 @@ pub fn override_text(text: &str) -> Option<String> {
 /// only brought into the subset (keywords such as `format` or `minimum`
 /// dropped, `properties` added, a type inferred).
 pub fn finding_severity(code: &'static str) -> Severity {
-    crate::model::Code::tool(code)
-        .severity(crate::model::Profile::Spec)
+    crate::entry::Code::tool(code)
+        .severity(crate::entry::Profile::Spec)
         .unwrap_or(Severity::Info)
 }
 
@@ -362,27 +362,6 @@ fn meta_hints(
         }
     };
     (always_load, search_hint)
-}
-
-/// Every `mcp-tools.json` below `roots` (hidden and ignored folders
-/// skipped, like the skills scan), sorted, each once.
-pub fn find_snapshots<P: AsRef<Path>>(roots: &[P], max_depth: usize) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for root in roots {
-        let walk = ignore::WalkBuilder::new(root.as_ref())
-            .max_depth(Some(max_depth))
-            .build();
-        for entry in walk.flatten() {
-            if entry.file_name() == super::SNAPSHOT_FILE
-                && entry.file_type().is_some_and(|t| t.is_file())
-            {
-                found.push(entry.into_path());
-            }
-        }
-    }
-    found.sort();
-    found.dedup();
-    found
 }
 
 #[cfg(test)]

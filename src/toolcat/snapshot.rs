@@ -11,7 +11,7 @@
 //! a rename), keeping the old file's permissions.
 
 use super::position::Positions;
-use crate::model::Severity;
+use crate::entry::Severity;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -79,21 +79,21 @@ impl std::fmt::Display for SnapshotDiagnostic {
 
 impl SnapshotDiagnostic {
     /// The catalog's diagnostic for this finding: its code a
-    /// [`crate::model::Code::Tool`], the tool (when it is in one) leading
+    /// [`crate::entry::Code::Tool`], the tool (when it is in one) leading
     /// the message.
-    pub fn to_diagnostic(&self) -> crate::model::Diagnostic {
+    pub fn to_diagnostic(&self) -> crate::entry::Diagnostic {
         let message = match &self.tool {
-            Some(tool) => format!("{}: {}", crate::model::printable(tool), self.message),
+            Some(tool) => format!("{}: {}", crate::entry::printable(tool), self.message),
             None => self.message.clone(),
         };
-        crate::model::Diagnostic {
+        crate::entry::Diagnostic {
             path: self.path.clone(),
             line: self.line,
             column: self.column,
             severity: self.severity,
             // A skill code (`name-shadowed`) when it is one.
-            code: crate::model::Code::parse(self.code)
-                .unwrap_or(crate::model::Code::tool(self.code)),
+            code: crate::entry::Code::parse(self.code)
+                .unwrap_or(crate::entry::Code::tool(self.code)),
             message,
         }
     }
@@ -166,18 +166,9 @@ impl<'a> Reporter<'a> {
     }
 }
 
-/// Read a snapshot file. Problems with single tools are diagnostics (the
-/// tool is skipped when it has no usable name); a file that is not JSON or
-/// has no `tools` list is an error.
-pub fn read_snapshot(path: &Path) -> Result<(Snapshot, Vec<SnapshotDiagnostic>), SnapshotError> {
-    let text = std::fs::read_to_string(path).map_err(|error| SnapshotError::Read {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    parse_snapshot(path, &text)
-}
-
-/// [`read_snapshot`] on text already read.
+/// Parse a snapshot's text (read from `path`). Problems with single tools
+/// are diagnostics (the tool is skipped when it has no usable name); text
+/// that is not JSON or has no `tools` list is an error.
 pub fn parse_snapshot(
     path: &Path,
     text: &str,

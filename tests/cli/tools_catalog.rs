@@ -169,7 +169,7 @@ fn a_broken_snapshot_is_a_diagnostic_and_the_rest_loads() {
     let errors: Vec<String> = catalog
         .diagnostics()
         .iter()
-        .filter(|d| d.severity == skilldex::model::Severity::Error)
+        .filter(|d| d.severity == skilldex::entry::Severity::Error)
         .map(|d| format!("{}:{}:{} {}", d.path.display(), d.line, d.column, d.code))
         .collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
@@ -237,7 +237,7 @@ fn hostile_snapshots_are_one_error_each_at_their_place() {
     let errors: Vec<String> = catalog
         .diagnostics()
         .iter()
-        .filter(|d| d.severity == skilldex::model::Severity::Error)
+        .filter(|d| d.severity == skilldex::entry::Severity::Error)
         .map(|d| {
             let path = d.path.strip_prefix(root).unwrap_or(&d.path);
             format!(

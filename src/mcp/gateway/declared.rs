@@ -10,7 +10,7 @@
 
 use super::{definition, lock, Gateway, MAX_LIMIT, REQUEST_INSTALL};
 use crate::declared::{resolve, Resolved};
-use crate::model::Skill;
+use crate::entry::Skill;
 use crate::search::Searchable;
 
 /// What loading one skill's declarations did.

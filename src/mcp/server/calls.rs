@@ -100,7 +100,7 @@ impl SkilldexServer {
             agent_tools::SEARCH_SKILLS => {
                 let checked = Arguments::new(&name, &arguments).map_err(Self::invalid)?;
                 let (index, all) = (&view.index, view.catalog.skills());
-                let uri_of = |skill: &crate::model::Skill| {
+                let uri_of = |skill: &crate::entry::Skill| {
                     let root = skills::root_uri(skill);
                     index
                         .by_root(&root)

@@ -106,7 +106,7 @@ impl SkilldexServer {
         Ok(Self::answer(ToolAnswer::ok(answer.to_string())).into())
     }
 
-    pub(super) fn config_files_hint(&self, skill: &crate::model::Skill) -> String {
+    pub(super) fn config_files_hint(&self, skill: &crate::entry::Skill) -> String {
         let files: Vec<String> = self
             .inner
             .settings

@@ -7,7 +7,7 @@ use super::uri::{encode_segment, mime_type};
 use super::MAX_BYTES;
 use crate::catalog::Catalog;
 use crate::contain::{EntryType, Folder, OpenedKind, Refusal};
-use crate::model::Skill;
+use crate::entry::Skill;
 use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
 use rmcp::model::{Resource, ResourceContents, DIRECTORY_MIME_TYPE};

@@ -5,7 +5,7 @@
 
 use super::uri::{decode, root_uri};
 use crate::catalog::Catalog;
-use crate::model::Skill;
+use crate::entry::Skill;
 use std::collections::HashMap;
 
 /// Which skills of a snapshot the extension serves, by URI.

@@ -7,7 +7,7 @@ use super::uri::{encode_path, root_uri, skill_uri};
 use super::{MAX_BYTES, MAX_FILES};
 use crate::catalog::Catalog;
 use crate::contain::{EntryType, Folder, OpenedKind, Refusal};
-use crate::model::Skill;
+use crate::entry::Skill;
 use crate::query::read::DisabledInside;
 use crate::scan::RulesCache;
 use rmcp::model::{
@@ -166,7 +166,7 @@ pub(crate) fn entry_with(
         } else {
             // Listed but unreadable: said, not silently left out.
             read_served(&folder, catalog, skill, relative)
-                .map_err(|e| format!("its file `{}` {e}", crate::model::printable(relative)))?
+                .map_err(|e| format!("its file `{}` {e}", crate::entry::printable(relative)))?
         };
         resources.push(SkillResource::new(
             file_uri,

@@ -28,7 +28,7 @@ pub(crate) use index::decode_cursor;
 pub use index::{cursor_after, SkillIndex};
 pub use manifest::entry;
 pub(crate) use manifest::entry_with;
-pub use uri::{check_canonical, check_length, mime_type, root_uri, skill_uri, MAX_URI_BYTES};
+pub use uri::{check_canonical, check_length, root_uri, skill_uri};
 
 /// The extension's limits on one skill.
 pub const MAX_FILES: usize = 512;

@@ -1,10 +1,10 @@
 //! The extension's unit tests: names and URIs, manifests, what is served.
 
 use super::index::valid_name;
-use super::uri::{decode, encode_path};
+use super::uri::{decode, encode_path, mime_type};
 use super::*;
 use crate::catalog::Catalog;
-use crate::model::Skill;
+use crate::entry::Skill;
 use rmcp::model::SkillResources;
 
 #[test]

@@ -2,7 +2,7 @@
 //! percent-encoded one way), the checks on a URI a client sends (length,
 //! canonical spelling), and the MIME type of a file.
 
-use crate::model::Skill;
+use crate::entry::Skill;
 
 /// The longest URI read: a path the system can open (4,096 bytes), each
 /// byte percent-encoded, and the scheme and namespace around it.

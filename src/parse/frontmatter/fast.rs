@@ -4,7 +4,7 @@
 //! test checks that the two always agree.
 
 use super::char_column;
-use crate::model::Position;
+use crate::entry::Position;
 use serde_yaml_ng::Value;
 
 /// Where each top-level key's value starts, in header coordinates.

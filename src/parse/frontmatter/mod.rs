@@ -28,7 +28,7 @@ use repair::scan_layout;
 use repair::Layout;
 use yaml11::yaml11_findings;
 
-use crate::model::{Code, Position};
+use crate::entry::{Code, Position};
 use serde_yaml_ng::Value;
 use std::collections::BTreeMap;
 
@@ -440,7 +440,7 @@ mod tests {
             fields("---\nname: o\ndescription: Do o. Use when testing\n  name: the field.\n---\n");
         let fields = fields.expect("the header loads");
         assert_eq!(
-            crate::model::one_line(fields.description.as_deref().unwrap()),
+            crate::entry::one_line(fields.description.as_deref().unwrap()),
             "Do o. Use when testing name: the field."
         );
         assert!(

@@ -6,8 +6,8 @@
 use super::char_column;
 use super::split::Split;
 use super::Finding;
-use crate::model::Code;
-use crate::model::Position;
+use crate::entry::Code;
+use crate::entry::Position;
 
 pub(super) fn yaml_error(
     error: &serde_yaml_ng::Error,

@@ -8,8 +8,8 @@ use super::fast::simple_key;
 use super::fast::KeyPositions;
 use super::CLIENT_KEYS;
 use super::SPEC_KEYS;
-use crate::model::Code;
-use crate::model::Position;
+use crate::entry::Code;
+use crate::entry::Position;
 use std::collections::BTreeMap;
 
 /// What a line-level look at the header tells: where each top-level key's

@@ -481,7 +481,7 @@ pub(super) fn yaml11_timestamp(token: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Code;
+    use crate::entry::Code;
 
     fn fields(text: &str) -> (Option<crate::parse::Fields>, Vec<crate::parse::Finding>) {
         super::super::parse_fields(&super::super::split(text).expect("split"))

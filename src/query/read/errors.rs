@@ -80,14 +80,14 @@ pub enum ReadError {
     },
     #[error(
         "skill `{name}` did not load: {}:{}:{}: {} (`skilldex lint` lists every problem)",
-        crate::model::printable(&.diagnostic.path.to_string_lossy()),
+        crate::entry::printable(&.diagnostic.path.to_string_lossy()),
         .diagnostic.line,
         .diagnostic.column,
         .diagnostic.message
     )]
     NotLoadedSkill {
         name: String,
-        diagnostic: Box<crate::model::Diagnostic>,
+        diagnostic: Box<crate::entry::Diagnostic>,
     },
     #[error("`{path}` in skill `{skill}` is not Markdown, so it has no sections — read a range of its lines instead (`--lines A:B`)")]
     NotMarkdown { skill: String, path: String },
@@ -148,7 +148,7 @@ pub struct NamespacePart {
 pub fn unreadable_text(name: &str, folder: &std::path::Path) -> String {
     format!(
         "cannot read `{name}`: skilldex may not enter the folder {}, so whether it holds that skill is unknown — check its permissions (skilldex must read and enter it, e.g. `chmod u+rx`)",
-        crate::model::printable(&folder.to_string_lossy())
+        crate::entry::printable(&folder.to_string_lossy())
     )
 }
 

@@ -8,7 +8,7 @@ use super::ListedFile;
 use crate::catalog::resolve_inside;
 use crate::catalog::Catalog;
 use crate::contain;
-use crate::model::Skill;
+use crate::entry::Skill;
 use std::path::Path;
 use std::path::PathBuf;
 

@@ -440,7 +440,7 @@ pub fn read(catalog: &Catalog, request: &ReadRequest) -> Result<ReadResult, Read
         let problem = catalog
             .diagnostics()
             .iter()
-            .find(|d| d.path == skill.path && d.severity == crate::model::Severity::Error)
+            .find(|d| d.path == skill.path && d.severity == crate::entry::Severity::Error)
             .map(|d| {
                 format!(
                     " ({}:{}: {}: {})",

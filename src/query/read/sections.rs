@@ -59,7 +59,7 @@ pub(super) fn written_heading(line: &str) -> String {
     } else {
         text
     };
-    crate::model::one_line(text)
+    crate::entry::one_line(text)
 }
 
 /// Which headings a `--section` value names: those whose text is the value
@@ -89,7 +89,7 @@ impl<'a> SectionLookup<'a> {
 
     /// Indexes of the matching headings, in file order.
     fn find(&self, wanted: &str) -> Vec<usize> {
-        let wanted_text = crate::model::one_line(wanted).to_lowercase();
+        let wanted_text = crate::entry::one_line(wanted).to_lowercase();
         let wanted_bare = written_heading(&wanted_text);
         let mut found: Vec<usize> = [&wanted_text, &wanted_bare]
             .into_iter()

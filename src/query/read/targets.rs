@@ -5,7 +5,7 @@
 use super::errors::NamespacePart;
 use super::errors::ReadError;
 use crate::catalog::Catalog;
-use crate::model::Skill;
+use crate::entry::Skill;
 use std::path::PathBuf;
 
 /// Whether `target` names nothing: empty, or only slashes and spaces.
@@ -209,7 +209,7 @@ pub(super) fn unknown(
         None => (target, String::new()),
     };
     // A skill file in a folder of that name that did not load: say why.
-    let in_namespace = |d: &&crate::model::Diagnostic| {
+    let in_namespace = |d: &&crate::entry::Diagnostic| {
         namespace.is_empty()
             || d.path
                 .parent()
@@ -305,7 +305,7 @@ pub(crate) fn unreadable_folder(
     catalog
         .diagnostics()
         .iter()
-        .filter(|d| d.code == crate::model::Code::WalkError)
+        .filter(|d| d.code == crate::entry::Code::WalkError)
         .map(|d| d.path.as_path())
         .find(|path| {
             path.file_name().is_some_and(|n| n == name)

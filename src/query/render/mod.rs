@@ -46,7 +46,7 @@ use text::cap_bytes;
 pub use text::{escape_xml, shorten};
 
 use crate::catalog::{read_skill_text, Catalog};
-use crate::model::Skill;
+use crate::entry::Skill;
 use crate::tokens;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -362,7 +362,7 @@ impl<'a> Renderer<'a> {
             if json {
                 text.to_string()
             } else {
-                crate::model::printable(text).into_owned()
+                crate::entry::printable(text).into_owned()
             }
         };
         // Character counts only matter when a budget may shorten.

@@ -160,17 +160,17 @@ fn section(servers: &[&ToolNamespace], options: &RenderOptions, level: Level) ->
         "Tools of these MCP servers are available on demand. {reach}\n\n"
     ));
     for s in servers {
-        let name = crate::model::printable(&s.name);
-        let description = crate::model::printable(&s.description);
+        let name = crate::entry::printable(&s.name);
+        let description = crate::entry::printable(&s.description);
         out.push_str(&format!("- {name} ({}): {description}\n", count(s)));
         for tool in &s.tools {
-            let id = crate::model::printable(&tool.id);
+            let id = crate::entry::printable(&tool.id);
             match level {
                 Level::Servers => {}
                 Level::Names => out.push_str(&format!("  - {id}\n")),
                 Level::Described(cap) => out.push_str(&format!(
                     "  - {id}: {}\n",
-                    crate::model::printable(&cut(&tool.description, cap))
+                    crate::entry::printable(&cut(&tool.description, cap))
                 )),
             }
         }
