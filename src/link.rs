@@ -68,6 +68,16 @@ impl Host {
 }
 
 impl Host {
+    /// The host's skill-listing budget and limits (`render --host`'s).
+    pub fn listing_host(self) -> crate::query::Host {
+        match self {
+            Host::Claude => crate::query::Host::Claude,
+            Host::Codex => crate::query::Host::Codex,
+            Host::Gemini => crate::query::Host::Gemini,
+            Host::Opencode => crate::query::Host::Opencode,
+        }
+    }
+
     /// Whether the host's loader also finds skills in sub-folders of a
     /// skill folder (opencode globs `**/SKILL.md`), so a nested skill is
     /// already reached through its parent's link.
@@ -142,6 +152,35 @@ impl Action {
 pub struct Plan {
     pub dir: PathBuf,
     pub actions: Vec<Action>,
+}
+
+impl Plan {
+    /// The skills of `catalog` the host finds in the folder once the plan
+    /// is applied (linked, kept, relinked, or inside a linked folder), by
+    /// the names it finds them under: what its own listing shows.
+    pub fn listed<'c>(&self, catalog: &'c Catalog) -> Vec<(&str, &'c crate::entry::Skill)> {
+        let by_folder: std::collections::HashMap<PathBuf, &crate::entry::Skill> = catalog
+            .skills()
+            .iter()
+            .map(|skill| {
+                let folder = skill.dir();
+                let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+                (real, skill.as_ref())
+            })
+            .collect();
+        self.actions
+            .iter()
+            .filter_map(|action| match action {
+                Action::Link { name, target }
+                | Action::Keep { name, target }
+                | Action::Relink { name, target, .. }
+                | Action::Within { name, target, .. } => {
+                    by_folder.get(target).map(|skill| (name.as_str(), *skill))
+                }
+                Action::Remove { .. } | Action::Hold { .. } | Action::Skip { .. } => None,
+            })
+            .collect()
+    }
 }
 
 /// Why a folder cannot be planned or changed.

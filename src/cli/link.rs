@@ -3,7 +3,10 @@
 //! folders), so the host's loader sees every skill without an MCP server.
 //! The plan and the changes are `skilldex::link`'s; this file maps the
 //! flags, prints the report, and picks the exit code (1 when a skill could
-//! not be linked).
+//! not be linked). It also says which linked skills the host's own
+//! listing would shorten or leave out, with that host's budget
+//! (`query::HostProfile::listing`; `--context-tokens` sets the context
+//! size): on stderr, and under `listing` in `--json`.
 
 use super::commands::*;
 use super::{build, builder, Cli};
@@ -32,6 +35,10 @@ pub(super) struct LinkArgs {
     /// Print the plan as JSON.
     #[arg(long)]
     json: bool,
+    /// The model's context window, in tokens, for the host's listing
+    /// budget (its share of it) [default: the host's usual context].
+    #[arg(long, value_name = "N")]
+    context_tokens: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,12 +114,23 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
             })
         })
         .collect();
+    let profile = host.listing_host().profile();
+    let entries: Vec<skilldex::query::ListingEntry<'_>> = plan
+        .listed(&catalog)
+        .into_iter()
+        .map(|(name, skill)| skilldex::query::ListingEntry {
+            name,
+            description: &skill.description,
+        })
+        .collect();
+    let listing = profile.listing(&entries, args.context_tokens);
     if args.json {
         write_json(&serde_json::json!({
             "host": host.name(),
             "dir": plan.dir,
             "dry_run": args.dry_run,
             "actions": plan.actions,
+            "listing": listing,
             "not_loaded": not_linked
                 .iter()
                 .map(|d| serde_json::json!({
@@ -186,6 +204,9 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
                 d.message
             );
         }
+        if !cli.global.quiet {
+            report_listing(&listing, &profile.explain(args.context_tokens));
+        }
         say!(
             "skilldex: {} for {} in {}: {changed} {}, {kept} already in place, {skipped} skipped{}",
             if args.dry_run { "plan" } else { "links" },
@@ -204,4 +225,52 @@ pub(super) fn link_command(cli: &Cli, args: &LinkArgs) -> anyhow::Result<ExitCod
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// On stderr: what the host's own listing of the folder would cut, and why.
+fn report_listing(listing: &skilldex::query::HostListing, explained: &str) {
+    use skilldex::query::ListingFate;
+    use skilldex::text::thousands;
+    let used = format!(
+        "{} of {} {}",
+        thousands(listing.used),
+        thousands(listing.budget.limit()),
+        listing.budget.unit()
+    );
+    if listing.cut.is_empty() {
+        say!(
+            "skilldex: {} lists all {} whole in {used}; {explained}",
+            listing.host,
+            plural(listing.skills, "linked skill", "linked skills")
+        );
+        return;
+    }
+    say!(
+        "skilldex: {}'s own listing of these {} would use {used}: {} whole, {} shortened, {} by name only, {} left out; {explained}",
+        listing.host,
+        plural(listing.skills, "skill", "skills"),
+        listing.whole,
+        listing.count(ListingFate::Shortened),
+        listing.count(ListingFate::NameOnly),
+        listing.count(ListingFate::LeftOut)
+    );
+    // One line per reason, naming the skills (the first few).
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for cut in &listing.cut {
+        match reasons.iter_mut().find(|(r, _)| *r == cut.reason) {
+            Some((_, names)) => names.push(&cut.name),
+            None => reasons.push((&cut.reason, vec![&cut.name])),
+        }
+    }
+    const SHOWN: usize = 8;
+    for (reason, names) in reasons {
+        let mut named = names[..names.len().min(SHOWN)].join(", ");
+        if names.len() > SHOWN {
+            named.push_str(&format!(" and {} more", thousands(names.len() - SHOWN)));
+        }
+        say!("skilldex:   {named}: {reason}");
+    }
+    say!(
+        "skilldex:   (--json lists each; `skilldex search` and `skilldex serve` reach every skill)"
+    );
 }

@@ -171,7 +171,7 @@ enum FormatArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum HostArg {
+pub(super) enum HostArg {
     Claude,
     Codex,
     Gemini,

@@ -10,12 +10,22 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub(super) struct ServeArgs {
     /// Fit the directory in the server instructions in this many tokens
-    /// [default: budget_tokens of skilldex.yaml, else 4000]. The
-    /// instructions are capped at 2,048 characters whatever the budget
-    /// (what Claude Code keeps); the whole directory is the resource
-    /// skilldex://directory.
+    /// [default: budget_tokens of skilldex.yaml, else the --host's listing
+    /// budget, else 4000]. The instructions are capped at 2,048 characters
+    /// whatever the budget (what Claude Code keeps; --host sets another
+    /// cap); the whole directory is the resource skilldex://directory.
     #[arg(long, value_name = "N")]
     budget_tokens: Option<usize>,
+    /// Fit the instructions to this agent host: what it keeps of them
+    /// (claude 2,048 characters; codex shows 247, so the first paragraph
+    /// alone; the others publish no limit) and its skill-listing budget
+    /// for the directory in them (see docs/render.md).
+    #[arg(long, value_enum)]
+    host: Option<super::HostArg>,
+    /// The model's context window, in tokens: with --host, the directory's
+    /// budget is the host's share of it.
+    #[arg(long, value_name = "N", requires = "host")]
+    context_tokens: Option<usize>,
     /// Serve one snapshot: do not follow changes on disk.
     #[arg(long)]
     no_watch: bool,
@@ -104,11 +114,7 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
     // said once, where it is written (`lint` reports them too).
     if !quiet {
         let style = super::style::Style::stderr(cli.global.color);
-        for finding in skilldex::tool_settings::diagnostics(
-            &catalog,
-            &settings.pinned_tools,
-            &settings.tool_descriptions,
-        ) {
+        for finding in skilldex::tool_settings::diagnostics(&catalog, &settings) {
             say!("{}", super::commands::diagnostic_line(&finding, &style));
         }
     }
@@ -122,11 +128,44 @@ pub(super) fn serve_command(cli: &Cli, args: &ServeArgs) -> anyhow::Result<ExitC
             ", following changes"
         }
     ));
+    let fit = mcp::instructions::Fit {
+        budget_tokens: args.budget_tokens.or(settings.budget_tokens),
+        host: args.host.map(Into::into),
+        context_tokens: args.context_tokens,
+    };
+    if let Some(host) = fit.host.filter(|_| !quiet) {
+        let fitted = mcp::instructions::fitted(&catalog, &fit);
+        let length = fitted.text.encode_utf16().count();
+        let kept = match fitted.max_chars {
+            Some(max) => format!(
+                "{} of the {} characters it keeps",
+                skilldex::text::thousands(length),
+                skilldex::text::thousands(max)
+            ),
+            None => format!(
+                "{} characters (it publishes no limit)",
+                skilldex::text::thousands(length)
+            ),
+        };
+        log(&format!(
+            "instructions for {}: {kept}; their directory names {} of {} (a budget of {} {}){}",
+            host.profile().name,
+            skilldex::text::thousands(fitted.named),
+            skilldex::text::plural(fitted.skills, "skill", "skills"),
+            skilldex::text::thousands(fitted.budget.limit()),
+            fitted.budget.unit(),
+            if fitted.named < fitted.skills {
+                "; search_skills finds the rest"
+            } else {
+                ""
+            },
+        ));
+    }
     drop(catalog);
     mcp::serve_stdio(mcp::ServeOptions {
         snapshots,
         changes,
-        budget_tokens: args.budget_tokens.or(settings.budget_tokens),
+        instructions: fit,
         settings: Some(settings),
         log,
         on_started,

@@ -168,8 +168,9 @@ pub struct ServeOptions {
     pub changes: Option<std::sync::mpsc::Receiver<String>>,
     /// The configuration files, for persisting "enable always".
     pub settings: Option<crate::config::Settings>,
-    /// Budget of the directory in the instructions, in tokens.
-    pub budget_tokens: Option<usize>,
+    /// What the instructions are fitted to (the directory's budget, the
+    /// host).
+    pub instructions: instructions::Fit,
     /// Run once the first request is answered (to start work that must
     /// not delay it, such as watching the roots).
     pub on_started: Option<Box<dyn FnOnce() + Send>>,

@@ -17,7 +17,7 @@ pub use read::{
     read, LineRange, LineRangeError, ReadError, ReadRequest, ReadResult, SectionCandidate,
 };
 pub use render::{
-    render_directory, Budget, Format, Host, HostProfile, Mode, PathStyle, Reach, RenderOptions,
-    RenderedDirectory,
+    render_directory, Budget, Format, Host, HostListing, HostProfile, ListingCut, ListingEntry,
+    ListingFate, Mode, PathStyle, Reach, RenderOptions, RenderedDirectory,
 };
 pub use show::{skill_detail, SkillDetail, SubFile};

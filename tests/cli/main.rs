@@ -21,6 +21,8 @@ mod hardening;
 mod hostile_installs;
 #[cfg(feature = "mcp")]
 mod hostile_upstreams;
+#[cfg(feature = "mcp")]
+mod hosts;
 mod layouts;
 mod link;
 #[cfg(all(unix, feature = "mcp"))]

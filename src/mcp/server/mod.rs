@@ -60,7 +60,7 @@ struct State {
 struct Inner {
     snapshots: Arc<dyn Snapshots>,
     settings: Option<crate::config::Settings>,
-    budget_tokens: Option<usize>,
+    instructions: super::instructions::Fit,
     log: Log,
     semantic: Option<Arc<crate::search::SemanticModel>>,
     semantic_off: bool,
@@ -131,7 +131,7 @@ impl SkilldexServer {
             inner: Arc::new(Inner {
                 snapshots: Arc::clone(&options.snapshots),
                 settings: options.settings.clone(),
-                budget_tokens: options.budget_tokens,
+                instructions: options.instructions,
                 log: Arc::clone(&options.log),
                 semantic: options.semantic.clone(),
                 semantic_off: options.semantic_off,
@@ -207,7 +207,7 @@ impl SkilldexServer {
     }
 
     fn instructions(&self, catalog: &Catalog) -> String {
-        super::instructions::text(catalog, self.inner.budget_tokens)
+        super::instructions::fitted(catalog, &self.inner.instructions).text
     }
 
     /// Build the current snapshot's search index (it is built once, on

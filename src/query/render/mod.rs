@@ -36,7 +36,10 @@ mod hosts;
 mod text;
 mod tools;
 
-pub use hosts::{context_budget, Host, HostProfile, ShareUnit};
+pub use hosts::{
+    context_budget, Host, HostListing, HostProfile, ListingCut, ListingEntry, ListingFate,
+    ShareUnit,
+};
 pub use tools::ShownServer;
 
 pub(crate) use crate::paths::normalize;
