@@ -141,6 +141,7 @@ pub const TOOL_CODES: &[(&str, Severity)] = &[
     ("input-schema-invalid", Severity::Warning),
     ("tool-field-invalid", Severity::Warning),
     ("pinned-tool-unknown", Severity::Warning),
+    ("pinned-tool-disabled", Severity::Warning),
     ("tool-description-unknown", Severity::Warning),
     ("tool-description-empty", Severity::Warning),
     ("tool-description-too-long", Severity::Warning),

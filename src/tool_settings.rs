@@ -13,7 +13,7 @@
 //! catalog, and "shorten it to N bytes" is within the cap.
 
 use crate::catalog::Catalog;
-use crate::config::{Origin, PinnedTool, ToolDescription};
+use crate::config::{Origin, PinnedTool, Settings};
 use crate::entry::{Code, Diagnostic};
 use crate::toolcat::MAX_OVERRIDE_BYTES;
 
@@ -62,8 +62,13 @@ pub fn resolve_pin(catalog: &Catalog, pattern: &str) -> (Vec<String>, usize) {
 /// Every tool listed from the start, in order: those of `pinned_tools` in
 /// the order written, then the tools whose server marks them
 /// `anthropic/alwaysLoad`, by server and then in the server's order. Each
-/// once.
-pub fn pinned_ids(catalog: &Catalog, pinned: &[PinnedTool]) -> Vec<String> {
+/// once; none of a server `disabled` names (an `mcp_servers` entry with
+/// `enabled: false`: its tools cannot be called).
+pub fn pinned_ids(
+    catalog: &Catalog,
+    pinned: &[PinnedTool],
+    disabled: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     let mut ids = Vec::new();
     let configured = pinned
@@ -74,22 +79,53 @@ pub fn pinned_ids(catalog: &Catalog, pinned: &[PinnedTool]) -> Vec<String> {
         .filter(|(_, tool)| tool.always_load)
         .map(|(_, tool)| tool.id.clone());
     for id in configured.chain(always) {
-        if seen.insert(id.clone()) {
+        let off = catalog
+            .tool_entry(&id)
+            .is_some_and(|(server, _)| disabled(&server.name));
+        if !off && seen.insert(id.clone()) {
             ids.push(id);
         }
     }
     ids
 }
 
+/// The servers `settings` configures with `enabled: false`, with the file
+/// of each.
+pub fn disabled_servers(settings: &Settings) -> Vec<(String, std::path::PathBuf)> {
+    crate::config::configured_servers(&settings.files)
+        .into_iter()
+        .filter(|s| s.config.enabled == Some(false))
+        .map(|s| (s.name, s.source))
+        .collect()
+}
+
 /// `lint`'s findings on the tool settings of the configuration.
-pub fn diagnostics(
-    catalog: &Catalog,
-    pinned: &[PinnedTool],
-    descriptions: &[ToolDescription],
-) -> Vec<Diagnostic> {
+pub fn diagnostics(catalog: &Catalog, settings: &Settings) -> Vec<Diagnostic> {
+    let (pinned, descriptions) = (&settings.pinned_tools, &settings.tool_descriptions);
+    let disabled = disabled_servers(settings);
     let mut out = Vec::new();
     for pin in pinned {
-        if resolve_pin(catalog, &pin.pattern).0.is_empty() {
+        let ids = resolve_pin(catalog, &pin.pattern).0;
+        let server_of = |id: &String| {
+            catalog
+                .tool_entry(id)
+                .map(|(server, _)| server.name.clone())
+        };
+        let off: Option<&(String, std::path::PathBuf)> = ids
+            .iter()
+            .filter_map(server_of)
+            .next()
+            .and_then(|name| disabled.iter().find(|(n, _)| *n == name));
+        if let Some((server, file)) = off {
+            let message = format!(
+                "`pinned_tools` names `{}`, a tool of `{server}`, which `mcp_servers` disables (`enabled: false` in {}), so serve does not list it — remove the entry, or enable the server",
+                pin.pattern,
+                file.display()
+            );
+            push(&mut out, &pin.origin, "pinned-tool-disabled", message);
+            continue;
+        }
+        if ids.is_empty() {
             let message = format!(
                 "`pinned_tools` names `{}`, which matches no tool of the tool catalogs{}",
                 pin.pattern,

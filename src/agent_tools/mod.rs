@@ -120,17 +120,41 @@ pub fn definitions() -> Vec<ToolDefinition> {
     ]
 }
 
-/// The definitions as MCP `tools/list` entries.
+/// The definitions as MCP `tools/list` entries, exactly as `serve` lists
+/// them: annotations (search, read and grep only read local files;
+/// enabling a skill asks the user and may rewrite a config file) and the
+/// `_meta` hints for hosts that defer tools behind a search of their own
+/// (`anthropic/alwaysLoad` on the two every task starts with).
 pub fn mcp_json(definitions: &[ToolDefinition]) -> Value {
     Value::Array(
         definitions
             .iter()
             .map(|d| {
-                json!({
+                let read_only = d.name != REQUEST_SKILL_ENABLE;
+                let mut entry = json!({
                     "name": d.name,
                     "description": d.description,
                     "inputSchema": d.input_schema,
-                })
+                    "annotations": {
+                        "readOnlyHint": read_only,
+                        "destructiveHint": false,
+                        "idempotentHint": read_only,
+                        "openWorldHint": false,
+                    },
+                });
+                let (hint, always_load) = match d.name {
+                    SEARCH_SKILLS => (Some("find skills: instructions for a task"), true),
+                    READ_SKILL => (Some("read a skill's instructions and files"), true),
+                    GREP_SKILLS => (Some("search the text of skills' files"), false),
+                    REQUEST_SKILL_ENABLE => {
+                        (Some("ask the user to enable a disabled skill"), false)
+                    }
+                    _ => (None, false),
+                };
+                if let Some(meta) = crate::toolcat::hint_meta(hint, always_load) {
+                    entry["_meta"] = meta;
+                }
+                entry
             })
             .collect(),
     )

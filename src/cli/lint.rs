@@ -66,11 +66,7 @@ pub(super) fn lint_command(cli: &Cli, args: &LintArgs) -> anyhow::Result<ExitCod
     let mut declared = skilldex::declared::diagnostics(&catalog);
     // With what the configuration's tool settings name that is not there.
     if let Ok(settings) = super::settings(&cli.global) {
-        declared.extend(skilldex::tool_settings::diagnostics(
-            &catalog,
-            &settings.pinned_tools,
-            &settings.tool_descriptions,
-        ));
+        declared.extend(skilldex::tool_settings::diagnostics(&catalog, &settings));
     }
     let mut all = catalog.diagnostics().to_vec();
     if !declared.is_empty() {

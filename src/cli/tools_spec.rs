@@ -52,8 +52,16 @@ pub(super) fn spec_command(cli: &Cli, args: &SpecArgs) -> anyhow::Result<ExitCod
     }
     let value = match args.format {
         SpecFormat::Mcp => {
-            let tools: Vec<serde_json::Value> =
-                found.iter().map(|(_, t)| specs::mcp_tool(t)).collect();
+            // As serve lists it: pinned tools marked to stay loaded.
+            let settings = super::settings(&cli.global)?;
+            let disabled = skilldex::tool_settings::disabled_servers(&settings);
+            let is_disabled = |name: &str| disabled.iter().any(|(d, _)| d == name);
+            let pinned =
+                skilldex::tool_settings::pinned_ids(&catalog, &settings.pinned_tools, &is_disabled);
+            let tools: Vec<serde_json::Value> = found
+                .iter()
+                .map(|(_, t)| specs::mcp_tool(t, pinned.contains(&t.id)))
+                .collect();
             if tools.len() == 1 {
                 tools.into_iter().next().unwrap_or_default()
             } else {

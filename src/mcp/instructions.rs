@@ -61,19 +61,6 @@ pub struct Fitted {
     pub skills: usize,
 }
 
-/// The instructions for `catalog`: the lead, the tools, and the directory
-/// within `budget_tokens` (default 4,000) and within `MAX_CHARS` in all.
-pub fn text(catalog: &Catalog, budget_tokens: Option<usize>) -> String {
-    fitted(
-        catalog,
-        &Fit {
-            budget_tokens,
-            ..Fit::default()
-        },
-    )
-    .text
-}
-
 /// The instructions for `catalog` as `fit` asks: within what the host
 /// keeps of them (Claude Code 2,048 characters; Codex shows 247, so the
 /// lead alone; hosts that publish no limit, the host's listing budget),

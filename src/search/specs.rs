@@ -44,9 +44,11 @@ pub fn openai_namespace(server: &ToolNamespace, tools: Vec<Value>) -> Value {
     })
 }
 
-/// One tool as an MCP `tools/list` entry (the sanitised input schema; the
-/// server's annotations kept).
-pub fn mcp_tool(tool: &CatalogTool) -> Value {
+/// One tool as an MCP `tools/list` entry, as `serve` lists it once loaded
+/// (the sanitised input schema; the server's annotations kept; `_meta`
+/// with the server's search hint and, when `always_load` — a pinned tool
+/// — `anthropic/alwaysLoad`).
+pub fn mcp_tool(tool: &CatalogTool, always_load: bool) -> Value {
     let mut value = json!({
         "name": tool.name,
         "description": tool.description,
@@ -55,8 +57,11 @@ pub fn mcp_tool(tool: &CatalogTool) -> Value {
     if let Some(title) = &tool.title {
         value["title"] = json!(title);
     }
-    if let Some(annotations) = &tool.annotations {
+    if let Some(annotations @ Value::Object(_)) = &tool.annotations {
         value["annotations"] = annotations.clone();
+    }
+    if let Some(meta) = crate::toolcat::hint_meta(tool.search_hint.as_deref(), always_load) {
+        value["_meta"] = meta;
     }
     value
 }

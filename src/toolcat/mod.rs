@@ -22,8 +22,8 @@ mod snapshot;
 
 pub use json::{server_json, tool_json};
 pub use namespace::{
-    load_namespace, load_namespace_text, override_text, CatalogTool, ToolNamespace,
-    ALWAYS_LOAD_KEY, MAX_OVERRIDE_BYTES, SEARCH_HINT_KEY,
+    hint_meta, load_namespace, load_namespace_text, override_text, CatalogTool, ToolNamespace,
+    MAX_OVERRIDE_BYTES,
 };
 pub use snapshot::{
     snapshot_bytes, write_atomically, SnapshotDiagnostic, SnapshotError, SNAPSHOT_FILE,

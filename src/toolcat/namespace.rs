@@ -62,6 +62,22 @@ pub struct CatalogTool {
 pub const ALWAYS_LOAD_KEY: &str = "anthropic/alwaysLoad";
 /// The `_meta` key of a tool's words for a host's tool search.
 pub const SEARCH_HINT_KEY: &str = "anthropic/searchHint";
+/// The `_meta` object of a tool as skilldex lists it: the words a host's
+/// tool search finds it by, and `anthropic/alwaysLoad` when the host must
+/// never defer it. `None` when there is neither. Every tool skilldex
+/// publishes — its own, the gateway's, a catalog tool loaded or printed by
+/// `tools spec` — gets its `_meta` here.
+pub fn hint_meta(search_hint: Option<&str>, always_load: bool) -> Option<serde_json::Value> {
+    let mut meta = serde_json::Map::new();
+    if let Some(hint) = search_hint {
+        meta.insert(SEARCH_HINT_KEY.to_string(), hint.into());
+    }
+    if always_load {
+        meta.insert(ALWAYS_LOAD_KEY.to_string(), true.into());
+    }
+    (!meta.is_empty()).then_some(serde_json::Value::Object(meta))
+}
+
 /// The longest search hint kept (a hint is a few words; a longer one is
 /// cut at a character boundary).
 pub const MAX_SEARCH_HINT_BYTES: usize = 200;

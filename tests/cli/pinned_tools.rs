@@ -289,3 +289,88 @@ fn an_independent_client_sees_pinned_tools_first_with_their_hints() {
         );
     }
 }
+
+/// `lint --format json` of `folder`, only `code`: `line:column message`.
+fn findings(folder: &Path, code: &str) -> Vec<String> {
+    let mut command = skilldex();
+    command
+        .current_dir(folder)
+        .args(["lint", "--format", "json", "--code", code]);
+    let run = bounded(command);
+    assert_eq!(run.code, 0, "warnings only: {run:?}");
+    run.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {}",
+                d["line"],
+                d["column"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pin_of_a_disabled_server_is_not_listed_and_lint_says_so() {
+    let temp = project();
+    let folder = temp.path();
+    let config = folder.join("skilldex.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}    enabled: false\n")).unwrap();
+
+    // Neither the pin nor the tool the server marks alwaysLoad: the
+    // server is off, so its tools could not be called.
+    let mut raw = serve(folder);
+    let first = listed(&mut raw);
+    assert!(
+        names(&first).iter().all(|n| !n.starts_with("lab__")),
+        "{:?}",
+        names(&first)
+    );
+    let (status, _, _) = raw.close();
+    assert!(status.success(), "{status:?}");
+
+    let found = findings(folder, "pinned-tool-disabled");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].starts_with(&format!(
+            "2:16 `pinned_tools` names `lab/sample_measure`, a tool of `lab`, which `mcp_servers` disables (`enabled: false` in {}), so serve does not list it — remove the entry, or enable the server",
+            config.display()
+        )),
+        "{found:#?}"
+    );
+    // Both fixes pass: the entry removed, or the server enabled.
+    let removed = text.replace("[lab/sample_measure, ", "[");
+    std::fs::write(&config, format!("{removed}    enabled: false\n")).unwrap();
+    assert_eq!(findings(folder, "pinned-tool-disabled"), [] as [String; 0]);
+    std::fs::write(&config, format!("{text}    enabled: true\n")).unwrap();
+    assert_eq!(findings(folder, "pinned-tool-disabled"), [] as [String; 0]);
+}
+
+#[test]
+fn tools_spec_gives_a_loaded_tool_as_serve_lists_it() {
+    let temp = project();
+    let folder = temp.path();
+    let mut raw = serve(folder);
+    let first = listed(&mut raw);
+    let _ = raw.close();
+    for (id, name) in [
+        ("lab/sample_measure", "lab__sample_measure"),
+        ("lab/slow_count", "lab__slow_count"),
+    ] {
+        let mut command = skilldex();
+        command
+            .current_dir(folder)
+            .args(["tools", "spec", id, "--format", "mcp"]);
+        let run = bounded(command);
+        assert_eq!(run.code, 0, "{run:?}");
+        let spec = run.json();
+        let served = named(&first, name);
+        assert_eq!(spec["_meta"], served["_meta"], "{id}: {spec} / {served}");
+        assert_eq!(spec["_meta"]["anthropic/alwaysLoad"], json!(true), "{id}");
+        assert_eq!(spec["inputSchema"], served["inputSchema"], "{id}");
+    }
+}

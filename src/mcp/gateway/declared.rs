@@ -111,7 +111,7 @@ impl Gateway {
                             &tool.id,
                             &server.name,
                             &tool.name,
-                            definition(server, tool),
+                            definition(server, tool, false),
                             reserved,
                         );
                         let named = (entry.name.clone(), tool.id.clone());

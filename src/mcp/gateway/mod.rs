@@ -172,16 +172,17 @@ impl Gateway {
             *last = Some(catalog.revision().to_string());
         }
         let mut grew = false;
-        for id in crate::tool_settings::pinned_ids(catalog, &self.pinned) {
+        let disabled = self.disabled_servers();
+        let is_disabled = |name: &str| disabled.iter().any(|d| d == name);
+        for id in crate::tool_settings::pinned_ids(catalog, &self.pinned, &is_disabled) {
             if loaded.by_id(&id).is_some() {
                 continue;
             }
             let Some((server, tool)) = catalog.tool_entry(&id) else {
                 continue;
             };
-            let mut definition = definition(server, tool);
             // A host with a tool search of its own keeps it in view.
-            definition["_meta"][crate::toolcat::ALWAYS_LOAD_KEY] = json!(true);
+            let definition = definition(server, tool, true);
             let (_, new) = loaded.load(&tool.id, &server.name, &tool.name, definition, reserved);
             loaded.mark_pinned(&tool.id);
             grew |= new;
@@ -224,6 +225,8 @@ impl Gateway {
         name: &str,
     ) -> Option<Result<crate::mcp::upstream::UpstreamCommand, String>> {
         let server = lock(&self.disabled).remove(name)?;
+        // Its pinned tools are listed from the next `tools/list` on.
+        *lock(&self.pinned_revision) = None;
         let lookup = |name: &str| std::env::var(name).ok();
         let command =
             crate::mcp::upstream::UpstreamCommand::for_server(&server, DEFAULT_TIMEOUT, &lookup);
@@ -319,7 +322,7 @@ impl Gateway {
         let mut grew = self.pin_into(&mut loaded, searchable.catalog(), reserved);
         let mut tools = Vec::with_capacity(hits.len());
         for (server, tool) in hits {
-            let definition = definition(server, tool);
+            let definition = definition(server, tool, false);
             let changed = loaded.changed(&tool.id, &tool.input_schema) == Some(true);
             let (entry, new) =
                 loaded.load(&tool.id, &server.name, &tool.name, definition, reserved);
@@ -411,24 +414,11 @@ fn tools_is_empty(answer: &Value) -> bool {
 }
 
 /// A catalog tool as skilldex lists it once loaded (the name is set by
-/// [`Loaded::load`]).
-pub fn definition(_server: &ToolNamespace, tool: &CatalogTool) -> Value {
-    let mut definition = json!({
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-    });
-    if let Some(title) = &tool.title {
-        definition["title"] = json!(title);
-    }
-    if let Some(annotations @ Value::Object(_)) = &tool.annotations {
-        definition["annotations"] = annotations.clone();
-    }
-    // The server's words for a host's tool search, passed on.
-    if let Some(hint) = &tool.search_hint {
-        definition["_meta"] = json!({ crate::toolcat::SEARCH_HINT_KEY: hint });
-    }
-    definition
+/// [`Loaded::load`]): the entry `tools spec --format mcp` prints, with
+/// the server's search hint passed on and, for a pinned tool,
+/// `anthropic/alwaysLoad`.
+pub fn definition(_server: &ToolNamespace, tool: &CatalogTool, pinned: bool) -> Value {
+    crate::search::specs::mcp_tool(tool, pinned)
 }
 
 /// `_meta` of one of the gateway's own tools: the words a host's tool
@@ -436,11 +426,7 @@ pub fn definition(_server: &ToolNamespace, tool: &CatalogTool) -> Value {
 /// host that defers tools behind its own search must not hide the one
 /// that finds the rest).
 fn own_meta(hint: &str, always_load: bool) -> Value {
-    let mut meta = json!({ crate::toolcat::SEARCH_HINT_KEY: hint });
-    if always_load {
-        meta[crate::toolcat::ALWAYS_LOAD_KEY] = json!(true);
-    }
-    meta
+    crate::toolcat::hint_meta(Some(hint), always_load).unwrap_or_default()
 }
 
 fn search_definition(catalog: &Catalog, pool: &Pool) -> Value {

@@ -5,39 +5,23 @@
 use super::SkilldexServer;
 use crate::agent_tools::{self, ArgumentError, Arguments};
 use crate::mcp::skills;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ContentBlock, ListToolsResult, Tool, ToolAnnotations,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock, ListToolsResult, Tool};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData as McpError;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 impl SkilldexServer {
     pub(super) async fn tools_list(&self) -> Result<ListToolsResult, McpError> {
-        let mut tools: Vec<Tool> = agent_tools::definitions()
-            .into_iter()
-            .map(|d| {
-                let schema = match d.input_schema {
-                    Value::Object(map) => map,
-                    _ => Map::new(),
-                };
-                // Search, read and grep only read local files; enabling a
-                // skill asks the user and may rewrite a config file.
-                let read_only = d.name != agent_tools::REQUEST_SKILL_ENABLE;
-                let annotations = ToolAnnotations::new()
-                    .read_only(read_only)
-                    .destructive(false)
-                    .idempotent(read_only)
-                    .open_world(false);
-                let tool = Tool::new(d.name, d.description, Arc::new(schema))
-                    .with_annotations(annotations);
-                match own_meta(d.name) {
-                    Some(meta) => tool.with_meta(meta),
-                    None => tool,
-                }
-            })
-            .collect();
+        // The entries `skilldex tools --format mcp` prints, as they are.
+        let mut tools: Vec<Tool> = match agent_tools::mcp_json(&agent_tools::definitions()) {
+            Value::Array(entries) => entries
+                .into_iter()
+                .map(serde_json::from_value)
+                .collect::<Result<_, _>>()
+                .map_err(|e| McpError::internal_error(format!("a tool definition: {e}"), None))?,
+            _ => Vec::new(),
+        };
         // The gateway's tools come after skilldex's own, the loaded ones
         // last: the list only ever grows at its end.
         tools.extend(self.gateway_tools(&self.view()).await?);
@@ -135,30 +119,4 @@ impl SkilldexServer {
         result.content.extend(ignored.map(ContentBlock::text));
         Ok(result.into())
     }
-}
-
-/// `_meta` of skilldex's own tools for hosts that defer tools behind a
-/// search of their own: words that search finds each by, and
-/// `anthropic/alwaysLoad` on the two every task starts with (finding a
-/// skill and reading it), which must never be hidden.
-fn own_meta(name: &str) -> Option<rmcp::model::MetaObject> {
-    let (hint, always_load) = match name {
-        agent_tools::SEARCH_SKILLS => ("find skills: instructions for a task", true),
-        agent_tools::READ_SKILL => ("read a skill's instructions and files", true),
-        agent_tools::GREP_SKILLS => ("search the text of skills' files", false),
-        agent_tools::REQUEST_SKILL_ENABLE => ("ask the user to enable a disabled skill", false),
-        _ => return None,
-    };
-    let mut meta = Map::new();
-    meta.insert(
-        crate::toolcat::SEARCH_HINT_KEY.to_string(),
-        Value::String(hint.to_string()),
-    );
-    if always_load {
-        meta.insert(
-            crate::toolcat::ALWAYS_LOAD_KEY.to_string(),
-            Value::Bool(true),
-        );
-    }
-    Some(rmcp::model::MetaObject(meta))
 }
