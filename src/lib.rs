@@ -46,6 +46,8 @@ pub mod embed;
 pub mod entry;
 mod hash;
 #[cfg(feature = "cli")]
+pub(crate) mod install;
+#[cfg(feature = "cli")]
 pub(crate) mod link;
 pub mod live;
 #[cfg(all(feature = "cli", feature = "mcp"))]
@@ -53,6 +55,8 @@ pub(crate) mod mcp;
 pub mod parse;
 pub(crate) mod paths;
 pub(crate) mod plugin;
+#[cfg(feature = "cli")]
+pub(crate) mod publish;
 pub mod query;
 pub(crate) mod rules;
 pub(crate) mod scan;

@@ -1,5 +1,6 @@
 //! What the commands share: the dispatch to each command's file (render,
-//! lint, list, show, read, grep, serve, tools, search, watch, link), the one
+//! lint, list, show, read, grep, serve, tools, search, watch, link, publish,
+//! install), the one
 //! buffered stdout writer, diagnostic lines, and the words that make a
 //! suggested command run as printed. Data goes to stdout; everything meant
 //! for the person at the terminal goes to stderr.
@@ -29,6 +30,8 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Watch(args) => super::watch::watch_command(cli, args),
         Command::Link(args) => super::link::link_command(cli, args),
         Command::Model(args) => super::model::model_command(cli, args),
+        Command::Publish(args) => super::publish::publish_command(cli, args),
+        Command::Install(args) => super::install::install_command(cli, args),
     }
 }
 

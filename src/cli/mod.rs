@@ -21,10 +21,12 @@ macro_rules! say {
 mod commands;
 mod eval;
 mod grep;
+mod install;
 mod link;
 mod lint;
 mod list;
 mod model;
+mod publish;
 mod read;
 mod render_cmd;
 mod search;
@@ -123,6 +125,12 @@ enum Command {
     Link(link::LinkArgs),
     /// Get a sentence-embedding model for the semantic search mode.
     Model(model::ModelCommandArgs),
+    /// Write the catalog as an Agent Skills discovery index (index.json,
+    /// SKILL.md files and .tar.gz archives) under DIR/.well-known/agent-skills.
+    Publish(publish::PublishArgs),
+    /// Install skills offered by `available:` (or --from) and record them
+    /// in skilldex.lock; --locked installs what the lock file records.
+    Install(install::InstallArgs),
 }
 
 #[derive(Debug, Args)]

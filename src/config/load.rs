@@ -194,6 +194,11 @@ fn check_format(value: &str) -> Result<(), UnknownFormat> {
 }
 
 fn resolve_path(text: &str, base: &Path, home: Option<&Path>) -> PathBuf {
+    // A URL (an `available` index) is kept as written.
+    let lower = text.get(..8).unwrap_or(text).to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return PathBuf::from(text);
+    }
     if let (Some(rest), Some(home)) = (text.strip_prefix("~/"), home) {
         return home.join(rest);
     }

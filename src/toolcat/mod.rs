@@ -25,6 +25,7 @@ pub use namespace::{
     hint_meta, load_namespace, load_namespace_text, override_text, CatalogTool, ToolNamespace,
     MAX_OVERRIDE_BYTES,
 };
+pub use position::Positions;
 pub use snapshot::{
     snapshot_bytes, write_atomically, SnapshotDiagnostic, SnapshotError, SNAPSHOT_FILE,
 };

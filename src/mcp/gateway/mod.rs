@@ -22,7 +22,6 @@
 pub mod arguments;
 mod declared;
 pub mod find;
-pub mod install;
 pub mod loaded;
 pub mod pool;
 

@@ -279,13 +279,18 @@ impl SkilldexServer {
             .inner
             .settings
             .as_ref()
-            .map(|s| s.available.clone())
+            .map(|s| {
+                s.available
+                    .iter()
+                    .map(|a| crate::install::Location::from_path(a))
+                    .collect::<Vec<_>>()
+            })
             .unwrap_or_default();
         let offered = {
             let catalog = Arc::clone(&view.catalog);
             let id = id.to_string();
             tokio::task::spawn_blocking(move || {
-                gateway::install::find_offered(&available, &catalog, &id)
+                crate::install::find_offered(&available, &catalog, &id)
             })
             .await
             .map_err(|e| McpError::internal_error(e.to_string(), None))?
@@ -297,33 +302,28 @@ impl SkilldexServer {
         let suggestion = Suggestion {
             tool_type: "skill",
             action: "install",
-            id: offered.id.clone(),
-            name: offered.name.clone(),
-            description: offered.description.clone(),
+            id: offered.id().to_string(),
+            name: offered.name().to_string(),
+            description: offered.description().to_string(),
             reason: reason.to_string(),
         };
-        let manual = format!(
-            "copying the folder {} into a skill root",
-            offered.folder.display()
-        );
+        let manual = offered.by_hand();
         let response = match self.ask(request, context, &suggestion, &manual).await? {
             Ok(response) => response,
             Err(answer) => return Ok(answer),
         };
         let confirmed = response.action == ElicitationAction::Accept;
         let mut answer =
-            json!({"completed": false, "user_confirmed": confirmed, "name": offered.name});
+            json!({"completed": false, "user_confirmed": confirmed, "name": offered.name()});
         if !confirmed {
             return Ok(Self::answer(ToolAnswer::ok(answer.to_string())).into());
         }
         let roots = view.catalog.roots().to_vec();
         let copied = {
             let offered = offered.clone();
-            tokio::task::spawn_blocking(move || {
-                gateway::install::copy_into_first_writable(&offered, &roots)
-            })
-            .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+            tokio::task::spawn_blocking(move || crate::install::install(&offered, &roots))
+                .await
+                .map_err(|e| McpError::internal_error(e.to_string(), None))?
         };
         let installed = match copied {
             Ok(installed) => installed,
@@ -336,15 +336,23 @@ impl SkilldexServer {
         if !installed.left_out.is_empty() {
             answer["left_out"] = json!(installed.left_out);
         }
+        // Recorded beside the configuration file, for `install --locked`.
+        if let Some(file) = self.inner.settings.as_ref().and_then(|s| s.files.last()) {
+            let lock_file = crate::install::lock_beside(&file.path);
+            match crate::install::record(&lock_file, &installed) {
+                Ok(()) => answer["lock_file"] = json!(lock_file.display().to_string()),
+                Err(error) => answer["lock_error"] = json!(error.to_string()),
+            }
+        }
         self.log(&format!(
             "the user installed skill `{}` into {}",
-            offered.name,
+            offered.name(),
             installed.folder.display()
         ));
         // The catalog picks it up: wait (with a deadline) for a snapshot
         // that has it.
         let snapshots = Arc::clone(&self.inner.snapshots);
-        let name = offered.name.clone();
+        let name = offered.name().to_string();
         let loaded = tokio::task::spawn_blocking(move || {
             let deadline = std::time::Instant::now() + INSTALL_WAIT;
             loop {

@@ -1,25 +1,25 @@
-//! Installing a skill offered by a collection (`request_install {type:
-//! skill, action: install}`): the collections are the folders listed under
-//! `available:` in skilldex.yaml — read-only as far as skilldex is
-//! concerned and not part of the catalog. The skill's folder is **copied**
-//! (not linked) into the first writable root: a copy keeps working when
-//! the collection moves or changes, and reads stay inside the root's tree
-//! (the security boundary of `contain.rs` never follows a link out).
+//! Copying a skill's folder from a collection folder (an `available:`
+//! entry that is a folder of skills) into the first writable root. A copy
+//! keeps working when the collection moves or changes, and reads stay
+//! inside the root's tree (the security boundary of `contain.rs` never
+//! follows a link out).
 //!
 //! The copy is staged in a hidden folder of the root that holds an
 //! `.ignore` of `*`, so a watcher never sees a half-copied skill, then
 //! renamed into place in one step; on any failure the staging folder is
-//! removed and nothing is left behind.
+//! removed and nothing is left behind. The survey of a folder (what is
+//! copied, what is left out, the caps) is shared with `archive.rs`, which
+//! packs the same files.
 
-use crate::catalog::{Catalog, CatalogBuilder};
+use super::InstallError;
 use std::path::{Path, PathBuf};
 
 /// At most this many files and folders are copied for one skill.
-const MAX_ENTRIES: usize = 10_000;
+pub(crate) const MAX_ENTRIES: usize = 10_000;
 /// Folders nested deeper than this are not copied.
-const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 /// At most this many bytes (all its files) are copied for one skill.
-const MAX_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BYTES: u64 = 256 << 20;
 
 /// A skill an `available` collection offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,126 +33,6 @@ pub struct OfferedSkill {
     /// it is in (a `SKILL.md` may be a link to elsewhere in that root).
     pub skill_file: PathBuf,
     pub collection: PathBuf,
-}
-
-/// Why a skill cannot be installed.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    #[error("no skill collection is offered for installation — list collection folders under `available:` in skilldex.yaml")]
-    NoCollections,
-    #[error("no available collection offers a skill `{id}` (looked in {collections}){hint}")]
-    Unknown {
-        id: String,
-        collections: String,
-        hint: String,
-    },
-    #[error("`{id}` is already installed as `{installed}` — read it with read_skill")]
-    AlreadyInstalled { id: String, installed: String },
-    #[error("`{id}` is already installed but disabled — ask with `action: enable` instead")]
-    Disabled { id: String },
-    #[error("cannot install `{id}`: {} already exists — a folder of that name is in the way; rename or remove it, or install the skill by hand", .path.display())]
-    NameClash { id: String, path: PathBuf },
-    #[error(
-        "cannot install `{id}`: {reason} — nothing was written; install the parts it needs by hand"
-    )]
-    TooLarge { id: String, reason: String },
-    #[error("no root is writable, so `{id}` cannot be copied into one (roots: {roots}) — add a writable folder to `roots` in skilldex.yaml")]
-    NoWritableRoot { id: String, roots: String },
-    #[error("copying `{id}` from {} to {} failed: {error} — nothing was left behind", .from.display(), .to.display())]
-    Copy {
-        id: String,
-        from: PathBuf,
-        to: PathBuf,
-        error: std::io::Error,
-    },
-}
-
-/// The skill `id` (an id or a name) of the collections `available`, when
-/// `installed` (every skill of the catalog, disabled ones too) does not
-/// have it yet. Collections that are also roots of the catalog are left
-/// out (their skills are installed already). Blocks: it scans.
-pub fn find_offered(
-    available: &[PathBuf],
-    installed: &Catalog,
-    id: &str,
-) -> Result<OfferedSkill, InstallError> {
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    let collections: Vec<PathBuf> = available
-        .iter()
-        .filter(|c| c.is_dir())
-        .filter(|c| !installed.roots().iter().any(|r| same(r, c)))
-        .cloned()
-        .collect();
-    if let Some(there) = installed.get(id) {
-        return Err(InstallError::AlreadyInstalled {
-            id: id.to_string(),
-            installed: there.id.clone(),
-        });
-    }
-    if installed.disabled_skill(id).is_some() {
-        return Err(InstallError::Disabled { id: id.to_string() });
-    }
-    if available.is_empty() {
-        return Err(InstallError::NoCollections);
-    }
-    let shown = available
-        .iter()
-        .map(|c| c.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let catalog = if collections.is_empty() {
-        None
-    } else {
-        CatalogBuilder::new(&collections).build().ok()
-    };
-    let found = catalog.as_ref().and_then(|c| c.get(id));
-    let Some(skill) = found else {
-        let near: Vec<String> = catalog
-            .as_ref()
-            .map(|c| c.similar(id, 3))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|s| format!("`{s}`"))
-            .collect();
-        return Err(InstallError::Unknown {
-            id: id.to_string(),
-            collections: shown,
-            hint: if near.is_empty() {
-                String::new()
-            } else {
-                format!(" — did you mean {}?", near.join(", "))
-            },
-        });
-    };
-    if let Some(there) = installed.get(&skill.name).or_else(|| installed.get(id)) {
-        return Err(InstallError::AlreadyInstalled {
-            id: id.to_string(),
-            installed: there.id.clone(),
-        });
-    }
-    if installed.disabled_skill(&skill.name).is_some() || installed.disabled_skill(id).is_some() {
-        return Err(InstallError::Disabled { id: id.to_string() });
-    }
-    let folder = skill
-        .path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let collection = catalog
-        .as_ref()
-        .and_then(|c| c.roots().get(skill.root).cloned())
-        .unwrap_or_else(|| folder.clone());
-    Ok(OfferedSkill {
-        id: skill.id.clone(),
-        name: skill.name.clone(),
-        description: skill.description.clone(),
-        skill_file: skill.path.clone(),
-        folder,
-        collection,
-    })
 }
 
 /// A skill copied into a root.
@@ -180,18 +60,19 @@ pub fn copy_into_first_writable(
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| skill.name.clone().into());
     let skill_file_name = skill.skill_file.file_name().map(|n| n.to_os_string());
-    let plan = survey(&skill.folder, skill_file_name.as_deref()).map_err(|error| match error {
-        Survey::Refused(reason) => InstallError::TooLarge {
-            id: skill.id.clone(),
-            reason,
-        },
-        Survey::Io(error) => InstallError::Copy {
-            id: skill.id.clone(),
-            from: skill.folder.clone(),
-            to: PathBuf::from(&name),
-            error,
-        },
-    })?;
+    let plan =
+        survey(&skill.folder, skill_file_name.as_deref(), true).map_err(|error| match error {
+            Survey::Refused(reason) => InstallError::TooLarge {
+                id: skill.id.clone(),
+                reason,
+            },
+            Survey::Io(error) => InstallError::Copy {
+                id: skill.id.clone(),
+                from: skill.folder.clone(),
+                to: PathBuf::from(&name),
+                error,
+            },
+        })?;
     for root in roots.iter().filter(|r| r.is_dir()) {
         // One staging folder per install: two at once never share one.
         let staging = crate::paths::temporary_beside(&root.join("skilldex-install"));
@@ -267,23 +148,23 @@ fn same_skill_file(offered: &Path, there: &Path) -> bool {
 /// What an install copies: folders and regular files, by path relative
 /// to the skill's folder, in a stable order; and what it leaves out.
 #[derive(Debug, Default)]
-struct Plan {
-    folders: Vec<PathBuf>,
-    files: Vec<(PathBuf, u64)>,
+pub(crate) struct Plan {
+    pub(crate) folders: Vec<PathBuf>,
+    pub(crate) files: Vec<(PathBuf, u64)>,
     /// The skill file, when it is a link (to elsewhere in the collection).
-    linked_skill_file: Option<PathBuf>,
-    left_out: LeftOut,
+    pub(crate) linked_skill_file: Option<PathBuf>,
+    pub(crate) left_out: LeftOut,
 }
 
 /// Entries of an offered folder that are not copied.
 #[derive(Debug, Default)]
-struct LeftOut {
+pub(crate) struct LeftOut {
     /// Links are never copied: one could lead anywhere.
-    links: usize,
+    pub(crate) links: usize,
     /// Pipes, sockets and devices: not files.
-    special: usize,
+    pub(crate) special: usize,
     /// Folders that are not part of a skill (`.git`, `node_modules`, …).
-    folders: std::collections::BTreeSet<String>,
+    pub(crate) folders: std::collections::BTreeSet<String>,
 }
 
 impl std::fmt::Display for LeftOut {
@@ -322,7 +203,7 @@ impl std::fmt::Display for LeftOut {
     }
 }
 
-enum Survey {
+pub(crate) enum Survey {
     Refused(String),
     Io(std::io::Error),
 }
@@ -335,7 +216,13 @@ impl From<std::io::Error> for Survey {
 
 /// Walk the folder `from` (links not followed) and plan its copy, or say
 /// why it is too big to install.
-fn survey(from: &Path, skill_file: Option<&std::ffi::OsStr>) -> Result<Plan, Survey> {
+/// With `nested_skills` false, a folder below the top that holds a skill
+/// file of its own is another skill and is not part of this one's plan.
+pub(crate) fn survey(
+    from: &Path,
+    skill_file: Option<&std::ffi::OsStr>,
+    nested_skills: bool,
+) -> Result<Plan, Survey> {
     let mut plan = Plan::default();
     let mut bytes = 0u64;
     let mut entries = 0usize;
@@ -386,6 +273,14 @@ fn survey(from: &Path, skill_file: Option<&std::ffi::OsStr>) -> Result<Plan, Sur
                 continue;
             }
             if kind.is_dir() {
+                let holds_a_skill = || {
+                    crate::scan::SKILL_FILE_NAMES
+                        .iter()
+                        .any(|n| std::fs::symlink_metadata(entry.path().join(n)).is_ok())
+                };
+                if !nested_skills && holds_a_skill() {
+                    continue;
+                }
                 plan.folders.push(path.clone());
                 stack.push((path, depth + 1));
                 continue;
@@ -408,7 +303,7 @@ fn survey(from: &Path, skill_file: Option<&std::ffi::OsStr>) -> Result<Plan, Sur
     Ok(plan)
 }
 
-enum Staged {
+pub(crate) enum Staged {
     Exists,
     Io(std::io::Error),
 }
@@ -465,14 +360,14 @@ fn stage_and_move(
 }
 
 /// A file that is no longer what the survey saw.
-fn changed(relative: &str) -> Staged {
+pub(crate) fn changed(relative: &str) -> Staged {
     Staged::Io(std::io::Error::other(format!(
         "{relative} changed while the skill was copied"
     )))
 }
 
 /// A file the folder refuses to open, said as a client may read it.
-fn refused(relative: &str) -> impl Fn(crate::contain::Refusal) -> Staged + '_ {
+pub(crate) fn refused(relative: &str) -> impl Fn(crate::contain::Refusal) -> Staged + '_ {
     move |refusal| {
         Staged::Io(std::io::Error::other(format!(
             "{relative}: {}",
@@ -504,7 +399,7 @@ fn copy_file(opened: crate::contain::Opened, to: &Path, size: u64) -> std::io::R
 
 /// Rename the staged copy to `target`, never over something there: on
 /// Linux in one step (`RENAME_NOREPLACE`), elsewhere after a check.
-fn move_into_place(copy: &Path, target: &Path) -> Result<(), Staged> {
+pub(crate) fn move_into_place(copy: &Path, target: &Path) -> Result<(), Staged> {
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{renameat_with, RenameFlags, CWD};
@@ -526,6 +421,23 @@ fn move_into_place(copy: &Path, target: &Path) -> Result<(), Staged> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Catalog, CatalogBuilder};
+
+    /// The folder offer `id` of the collection folders `available`.
+    fn find(
+        available: &[PathBuf],
+        installed: &Catalog,
+        id: &str,
+    ) -> Result<OfferedSkill, InstallError> {
+        let locations: Vec<super::super::Location> = available
+            .iter()
+            .map(|p| super::super::Location::File(p.clone()))
+            .collect();
+        match super::super::find_offered(&locations, installed, id)? {
+            super::super::Offered::Folder(skill) => Ok(skill),
+            other => panic!("not a folder offer: {other:?}"),
+        }
+    }
 
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -548,8 +460,7 @@ mod tests {
         skill(&collection, "pdf-tools");
         skill(&root, "demo");
         let installed = CatalogBuilder::new([&root]).build().unwrap();
-        let offered =
-            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap();
+        let offered = find(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap();
         assert_eq!(offered.name, "pdf-tools");
         let copied = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap();
         assert_eq!(copied.folder, root.join("pdf-tools"));
@@ -565,19 +476,17 @@ mod tests {
         assert_eq!(names.len(), 2, "no staging folder is left: {names:?}");
         // Installed now: a second request says so.
         let installed = CatalogBuilder::new([&root]).build().unwrap();
-        let error =
-            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap_err();
+        let error = find(std::slice::from_ref(&collection), &installed, "pdf-tools").unwrap_err();
         assert!(
             matches!(error, InstallError::AlreadyInstalled { .. }),
             "{error}"
         );
-        let error =
-            find_offered(std::slice::from_ref(&collection), &installed, "pdf-tool").unwrap_err();
+        let error = find(std::slice::from_ref(&collection), &installed, "pdf-tool").unwrap_err();
         assert!(
             error.to_string().contains("did you mean `pdf-tools`"),
             "{error}"
         );
-        let error = find_offered(&[], &installed, "csv-tools").unwrap_err();
+        let error = find(&[], &installed, "csv-tools").unwrap_err();
         assert!(matches!(error, InstallError::NoCollections), "{error}");
     }
 
@@ -589,7 +498,7 @@ mod tests {
         skill(&collection, "pdf-tools");
         write(&root.join("pdf-tools/notes.txt"), "mine\n");
         let installed = CatalogBuilder::new([&root]).build().unwrap();
-        let offered = find_offered(&[collection], &installed, "pdf-tools").unwrap();
+        let offered = find(&[collection], &installed, "pdf-tools").unwrap();
         let error = copy_into_first_writable(&offered, std::slice::from_ref(&root)).unwrap_err();
         assert!(matches!(error, InstallError::NameClash { .. }), "{error}");
         assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1);
