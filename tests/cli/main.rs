@@ -40,6 +40,7 @@ mod ownership;
 mod pinned_tools;
 #[cfg(unix)]
 mod properties;
+mod publish;
 #[cfg(target_os = "linux")]
 mod render;
 mod search;
