@@ -9,8 +9,8 @@
 use super::commands::*;
 use super::{build, builder, settings, Cli};
 use clap::Args;
-use skilldex::install::{self, InstallError, Location, Offered, Replayed};
 use skilldex::entry::Profile;
+use skilldex::install::{self, InstallError, Location, Offered, Replayed};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -324,9 +324,21 @@ fn hostile_collections_install_only_what_belongs_to_the_skill_and_nothing_outsid
         assert_eq!(installed(name), paths(&["SKILL.md"]), "{name}");
     }
 
-    // Nothing outside the root changed; no staging folder is left in it;
+    // Outside the root only the lock file beside the configuration is new
+    // (it records each install); no staging folder is left in the root;
     // the configuration file is untouched and still a link.
-    assert_eq!(outside_root(base), before);
+    let mut after = outside_root(base);
+    let lock = after
+        .keys()
+        .find(|p| p.file_name().is_some_and(|n| n == "skilldex.lock"))
+        .cloned()
+        .expect("the installs are recorded in skilldex.lock");
+    let recorded = std::fs::read_to_string(base.join(&lock)).unwrap();
+    for name in ["twin", "left", "right"] {
+        assert!(recorded.contains(&format!("\"{name}\"")), "{recorded}");
+    }
+    after.remove(&lock);
+    assert_eq!(after, before);
     let mut names: Vec<String> = std::fs::read_dir(&real_root)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
