@@ -25,6 +25,9 @@ pub(super) struct PublishArgs {
 pub(super) fn publish_command(cli: &Cli, args: &PublishArgs) -> anyhow::Result<ExitCode> {
     let catalog = build(&cli.global, &builder(&cli.global, Profile::Spec)?)?;
     let published = skilldex::publish::publish(&catalog, &args.dir)?;
+    // A skill file that did not load has no skill to publish: said, never
+    // dropped in silence.
+    let not_loaded = catalog.load_errors();
     if args.json {
         write_json(&serde_json::json!({
             "index": published.index,
@@ -37,7 +40,12 @@ pub(super) fn publish_command(cli: &Cli, args: &PublishArgs) -> anyhow::Result<E
             "left_out": published.left_out.iter().map(|(id, why)| serde_json::json!({
                 "id": id,
                 "reason": why,
-            })).collect::<Vec<_>>(),
+            })).chain(not_loaded.iter().map(|d| serde_json::json!({
+                "path": d.path,
+                "line": d.line,
+                "column": d.column,
+                "reason": format!("this skill file did not load: {}", d.message),
+            }))).collect::<Vec<_>>(),
         }))?;
     } else {
         let mut out = stdout();
@@ -55,6 +63,16 @@ pub(super) fn publish_command(cli: &Cli, args: &PublishArgs) -> anyhow::Result<E
     for (id, why) in &published.left_out {
         say!("skilldex: warning: `{id}` is not published: {why}");
     }
+    for d in &not_loaded {
+        say!(
+            "skilldex: warning: {}:{}:{}: this skill file did not load, so it is not published: {} — `skilldex lint` says how to fix it",
+            skilldex::entry::printable(&d.path.to_string_lossy()),
+            d.line,
+            d.column,
+            d.message
+        );
+    }
+    let left_out = published.left_out.len() + not_loaded.len();
     if !cli.global.quiet {
         let archives = published
             .entries
@@ -66,14 +84,14 @@ pub(super) fn publish_command(cli: &Cli, args: &PublishArgs) -> anyhow::Result<E
             skilldex::text::plural(published.entries.len(), "skill", "skills"),
             published.index.display(),
             published.entries.len() - archives,
-            if published.left_out.is_empty() {
+            if left_out == 0 {
                 String::new()
             } else {
-                format!(", {} left out", published.left_out.len())
+                format!(", {left_out} left out")
             }
         );
     }
-    Ok(if published.left_out.is_empty() {
+    Ok(if left_out == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

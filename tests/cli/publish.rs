@@ -573,3 +573,37 @@ fn claude_and_codex_marketplaces_offer_their_local_plugins_skills() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(tree(&checkout.join("skills")), tree(&root));
 }
+
+#[test]
+fn a_skill_file_that_does_not_load_is_named_not_dropped_in_silence() {
+    let temp = tempfile::tempdir().unwrap();
+    let base = temp.path();
+    write(
+        base,
+        "skills/good/SKILL.md",
+        "---\nname: good\ndescription: A skill that loads.\n---\nBody.\n",
+    );
+    write(
+        base,
+        "skills/broken/SKILL.md",
+        "---\nname: [broken\ndescription: x\n",
+    );
+    let out = run(base, &["--root", "skills", "publish", "out"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(published_names(&index_of(&base.join("out"))), ["good"]);
+    assert!(
+        out.stderr.contains("broken/SKILL.md:1:1:")
+            && out.stderr.contains("did not load, so it is not published"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("1 left out"), "{}", out.stderr);
+    let json = run(base, &["--root", "skills", "publish", "out", "--json"]).json();
+    let left_out = json["left_out"].as_array().unwrap();
+    assert_eq!(left_out.len(), 1, "{json}");
+    assert!(left_out[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("broken/SKILL.md"));
+    assert_eq!(left_out[0]["line"], 1);
+}
