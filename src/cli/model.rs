@@ -32,8 +32,9 @@ pub(super) struct ModelArgs {
     /// else $XDG_CACHE_HOME/skilldex, else ~/.cache/skilldex].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
-    /// The cosine's share of the ranking, 0 to 1 (for tuning).
-    #[arg(long, value_name = "W", hide = true)]
+    /// The cosine's share of the semantic ranking, 0 to 1 (to measure
+    /// one mix against another with `eval`).
+    #[arg(long, value_name = "W")]
     semantic_weight: Option<f32>,
 }
 

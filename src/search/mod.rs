@@ -20,10 +20,8 @@
 //! "no match" only when no skill shares a meaningful word with the query
 //! (a light word such as "fix" alone is not one).
 
-#[doc(hidden)]
-pub mod eval;
 pub(crate) mod index;
-mod kinds;
+pub(crate) mod kinds;
 mod named;
 mod output;
 mod plan;

@@ -357,78 +357,74 @@ fn check_schema(schema: &Value) {
     }
 }
 
+/// `skilldex eval` on `file` over `roots` (in the repository), with
+/// `extra` arguments, as JSON.
+fn eval_json(roots: &[&str], file: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["eval", file, "--json", "--baseline", "bm25"];
+    for root in roots {
+        args.extend(["--root", root]);
+    }
+    args.extend(extra);
+    let out = super::run_in(&super::repo(), &args);
+    assert!(out.code <= 1, "{out:?}");
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+fn figure(report: &serde_json::Value, key: &str) -> f64 {
+    report[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key}: {report}"))
+}
+
 /// The labelled set: the ranking must stay well above plain BM25 and
-/// the "no match" answers mostly right. Prints the table (`--nocapture`).
+/// the "no match" answers mostly right.
 #[test]
-#[allow(clippy::print_stdout)]
 fn ranking_quality_on_the_labelled_set() {
-    use skilldex::search::eval;
-    let repo = super::repo();
-    let catalog =
-        skilldex::CatalogBuilder::new([repo.join("skills"), repo.join("evals/search/catalog")])
-            .build()
-            .unwrap();
-    let queries = eval::parse_queries(
-        &std::fs::read_to_string(repo.join("evals/search/queries.jsonl")).unwrap(),
-    )
-    .unwrap();
-    assert!(catalog.skills().len() >= 200 && queries.len() >= 150);
-    let ours = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
-    let baseline = eval::evaluate(&queries, &eval::bm25_ranker(&catalog));
-    println!(
-        "skilldex\n{}\nBM25\n{}",
-        eval::table(&ours),
-        eval::table(&baseline)
+    let o = eval_json(
+        &["skills", "evals/search/catalog"],
+        "evals/search/queries.jsonl",
+        &["--kind", "skill"],
     );
-    let (o, b) = (&ours.overall, &baseline.overall);
+    let b = &o["baseline"];
+    assert!(o["answerable"].as_u64().unwrap() >= 150, "{o}");
     // No worse than the ranking of 2026-12-01 (R@1 0.816, R@5 0.864, MRR
     // 0.858), and well above plain BM25.
     assert!(
-        o.r5() >= 0.864 && o.r5() > b.r5() + 0.1,
+        figure(&o, "r5") >= 0.864 && figure(&o, "r5") > figure(b, "r5") + 0.1,
         "R@5 {} vs BM25 {}",
-        o.r5(),
-        b.r5()
+        o["r5"],
+        b["r5"]
     );
     assert!(
-        o.r1() >= 0.816 && o.mrr() >= 0.858,
+        figure(&o, "r1") >= 0.816 && figure(&o, "mrr") >= 0.858,
         "R@1 {} MRR {}",
-        o.r1(),
-        o.mrr()
+        o["r1"],
+        o["mrr"]
     );
     // Honest without hiding: answerable queries are answered, and mostly
     // flagged high; the ones no skill answers are flagged low or no match.
     assert!(
-        o.answered_share() >= 0.95 && o.high_share() >= 0.75,
-        "{o:?}"
+        figure(&o, "answered") >= 0.95 && figure(&o, "high") >= 0.75,
+        "{o}"
     );
-    assert!(o.declined_share() >= 0.8, "{o:?}");
-    assert_eq!(ours.by_kind["exact"].r1(), 1.0);
-    assert_eq!(ours.by_kind["exact"].high_share(), 1.0);
+    assert!(figure(&o, "declined") >= 0.8, "{o}");
+    let exact = &o["by_kind"]["exact"];
+    assert_eq!(figure(exact, "r1"), 1.0, "{exact}");
+    assert_eq!(figure(exact, "high"), 1.0, "{exact}");
 }
 
 /// Requests no skill answers (everyday tasks, in a user's words, some
 /// sharing words with the catalog: "my python keeps hiding under the log")
 /// come back flagged low or "no match", on the bundled catalog alone and
-/// with the evaluation catalog. Prints the tables (`--nocapture`).
+/// with the evaluation catalog.
 #[test]
-#[allow(clippy::print_stdout)]
 fn requests_no_skill_answers_are_flagged() {
-    use skilldex::search::eval;
-    let repo = super::repo();
-    let queries = eval::parse_queries(
-        &std::fs::read_to_string(repo.join("evals/search/unanswerable.jsonl")).unwrap(),
-    )
-    .unwrap();
-    assert!(queries.len() >= 50 && queries.iter().all(|q| q.relevant.is_empty()));
-    for roots in [
-        vec![repo.join("skills")],
-        vec![repo.join("skills"), repo.join("evals/search/catalog")],
-    ] {
-        let catalog = skilldex::CatalogBuilder::new(roots).build().unwrap();
-        let report = eval::evaluate(&queries, &eval::skilldex_ranker(&catalog));
-        println!("{}", eval::table(&report));
-        let declined = report.overall.declined_share();
-        assert!(declined >= 0.8, "{declined}: {:#?}", report.misses);
+    for roots in [&["skills"][..], &["skills", "evals/search/catalog"]] {
+        let report = eval_json(roots, "evals/search/unanswerable.jsonl", &[]);
+        assert!(report["unanswerable"].as_u64().unwrap() >= 50, "{report}");
+        assert_eq!(report["answerable"], 0, "{report}");
+        let declined = figure(&report, "declined");
+        assert!(declined >= 0.8, "{declined}: {:#}", report["misses"]);
     }
 }
 
@@ -1088,30 +1084,33 @@ fn suggested_commands_run_as_printed() {
 }
 
 /// Tools are ranked above a plain BM25 over the same text (name,
-/// description, parameters) on the labelled tool set.
+/// description, parameters) on the labelled tool set, and the
+/// hierarchical scoring search uses is no worse than the flat one.
 #[test]
 fn tool_search_beats_plain_bm25_on_the_labelled_tool_set() {
-    use skilldex::search::{eval, ToolScoring};
-    let repo = super::repo();
-    let catalog = skilldex::CatalogBuilder::new([repo.join("evals/tools/catalog")])
-        .build()
-        .unwrap();
-    let queries = eval::parse_queries(
-        &std::fs::read_to_string(repo.join("evals/tools/queries.jsonl")).unwrap(),
-    )
-    .unwrap();
-    let ours = eval::evaluate(
-        &queries,
-        &eval::tool_ranker(&catalog, ToolScoring::Hierarchical),
-    );
-    let baseline = eval::evaluate(&queries, &eval::tool_bm25_ranker(&catalog));
+    let args = ["--kind", "tool"];
+    let ours = eval_json(&["evals/tools/catalog"], "evals/tools/queries.jsonl", &args);
+    let baseline = &ours["baseline"];
+    assert!(ours["answerable"].as_u64().unwrap() >= 100, "{ours}");
     assert!(
-        ours.overall.r5() > baseline.overall.r5() && ours.overall.mrr() > baseline.overall.mrr(),
-        "tool search R@5 {:.3} MRR {:.3}, plain BM25 R@5 {:.3} MRR {:.3}",
-        ours.overall.r5(),
-        ours.overall.mrr(),
-        baseline.overall.r5(),
-        baseline.overall.mrr()
+        figure(&ours, "r5") > figure(baseline, "r5")
+            && figure(&ours, "mrr") > figure(baseline, "mrr"),
+        "tool search R@5 {} MRR {}, plain BM25 R@5 {} MRR {}",
+        ours["r5"],
+        ours["mrr"],
+        baseline["r5"],
+        baseline["mrr"]
+    );
+    let flat = eval_json(
+        &["evals/tools/catalog"],
+        "evals/tools/queries.jsonl",
+        &["--kind", "tool", "--tool-scoring", "flat"],
+    );
+    assert!(
+        figure(&ours, "mrr") >= figure(&flat, "mrr"),
+        "hierarchical MRR {} < flat {}",
+        ours["mrr"],
+        flat["mrr"]
     );
 }
 

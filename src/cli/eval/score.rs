@@ -1,11 +1,8 @@
-//! Measuring search quality on a labelled query set: Recall@1, Recall@5,
-//! MRR, nDCG@10, and how honest the answers are: answerable queries should
-//! be answered (not "no match") and mostly flagged `high`; queries no entry
-//! answers should come back flagged `low` or "no match". Used by `skilldex
-//! eval`, the examples that compare rankers, and regression tests.
+//! Scoring a ranking on a labelled query set: Recall@1, Recall@5, MRR,
+//! nDCG@10, and how honest the answers are: answerable queries should be
+//! answered (not "no match") and mostly flagged `high`; queries no entry
+//! answers should come back flagged `low` or "no match".
 
-use super::{Confidence, SearchOptions};
-use crate::catalog::Catalog;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -14,7 +11,7 @@ use std::collections::BTreeMap;
 /// entry of the catalog fits.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LabelledQuery {
+pub(super) struct LabelledQuery {
     pub query: String,
     /// A group label; the report scores each group apart.
     #[serde(default)]
@@ -32,7 +29,7 @@ pub struct LabelledQuery {
 /// answerable requests answered "no match" or flagged `low`. Each in 0..=1.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Thresholds {
+pub(super) struct Thresholds {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_r1: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,7 +48,7 @@ pub struct Thresholds {
 
 /// One threshold checked against a run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Check {
+pub(super) struct Check {
     /// The header's key (`min_r5`).
     pub name: &'static str,
     pub threshold: f64,
@@ -74,7 +71,7 @@ impl Thresholds {
 
     /// Every threshold that is set, checked against `scores` (a `min_`
     /// passes at or above, a `max_` at or below).
-    pub fn check(&self, scores: &Scores) -> Vec<Check> {
+    pub(super) fn check(&self, scores: &Scores) -> Vec<Check> {
         self.each()
             .into_iter()
             .filter_map(|(name, threshold)| {
@@ -107,7 +104,7 @@ impl Thresholds {
 /// A query file: its thresholds (from the header line, if any) and its
 /// labelled queries.
 #[derive(Debug, Clone, Default)]
-pub struct QueryFile {
+pub(super) struct QueryFile {
     pub thresholds: Thresholds,
     pub queries: Vec<LabelledQuery>,
 }
@@ -115,7 +112,7 @@ pub struct QueryFile {
 /// A line of a query file that is not a labelled query.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}, column {column}: {message}")]
-pub struct QueryFileError {
+pub(super) struct QueryFileError {
     /// 1-based.
     pub line: usize,
     /// 1-based, in characters.
@@ -132,7 +129,7 @@ struct Header {
 /// Parse a JSON-lines query file: one `{"query": …, "expect": […]}`
 /// object per line, blank lines skipped, and optionally, as its first
 /// object, the header `{"eval": {…thresholds…}}`.
-pub fn parse_query_file(text: &str) -> Result<QueryFile, QueryFileError> {
+pub(super) fn parse_query_file(text: &str) -> Result<QueryFile, QueryFileError> {
     let mut file = QueryFile::default();
     let mut first = true;
     for (i, line) in text.lines().enumerate() {
@@ -201,14 +198,9 @@ fn char_column(line: &str, byte_column: usize) -> usize {
     line[..end].chars().count() + 1
 }
 
-/// Parse a JSON-lines query file, without a header.
-pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, QueryFileError> {
-    Ok(parse_query_file(text)?.queries)
-}
-
 /// Sums for one group of queries.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scores {
+pub(super) struct Scores {
     /// Queries with at least one right answer.
     pub answerable: usize,
     pub recall_at_1: f64,
@@ -256,26 +248,26 @@ impl Scores {
         }
     }
 
-    pub fn r1(&self) -> f64 {
+    pub(super) fn r1(&self) -> f64 {
         Self::mean(self.recall_at_1, self.answerable)
     }
-    pub fn r5(&self) -> f64 {
+    pub(super) fn r5(&self) -> f64 {
         Self::mean(self.recall_at_5, self.answerable)
     }
-    pub fn mrr(&self) -> f64 {
+    pub(super) fn mrr(&self) -> f64 {
         Self::mean(self.mrr, self.answerable)
     }
     /// nDCG@10 with binary relevance: the right answers' places in the top
     /// ten, against the best order.
-    pub fn ndcg10(&self) -> f64 {
+    pub(super) fn ndcg10(&self) -> f64 {
         Self::mean(self.ndcg_at_10, self.answerable)
     }
     /// Of the answerable queries, the share answered "no match".
-    pub fn no_match_share(&self) -> f64 {
+    pub(super) fn no_match_share(&self) -> f64 {
         Self::share0(self.false_no_match, self.answerable)
     }
     /// Of the answerable queries, the share answered but flagged `low`.
-    pub fn low_share(&self) -> f64 {
+    pub(super) fn low_share(&self) -> f64 {
         Self::share0(self.answered - self.high, self.answerable)
     }
     fn share0(part: usize, whole: usize) -> f64 {
@@ -285,35 +277,26 @@ impl Scores {
             part as f64 / whole as f64
         }
     }
-    /// Of all "no match" answers, the share that were right.
-    pub fn no_match_precision(&self) -> f64 {
-        let said = self.correct_no_match + self.false_no_match;
-        if said == 0 {
-            1.0
-        } else {
-            self.correct_no_match as f64 / said as f64
-        }
-    }
     /// Of the queries with no answer, the share answered "no match".
-    pub fn no_match_recall(&self) -> f64 {
+    pub(super) fn no_match_recall(&self) -> f64 {
         Self::share(self.correct_no_match, self.unanswerable)
     }
     /// Of the answerable queries, the share answered with a list.
-    pub fn answered_share(&self) -> f64 {
+    pub(super) fn answered_share(&self) -> f64 {
         Self::share(self.answered, self.answerable)
     }
     /// Of the answerable queries, the share answered with confidence `high`.
-    pub fn high_share(&self) -> f64 {
+    pub(super) fn high_share(&self) -> f64 {
         Self::share(self.high, self.answerable)
     }
     /// Of the `high` answers to answerable queries, the share whose first
     /// hit is right.
-    pub fn high_precision(&self) -> f64 {
+    pub(super) fn high_precision(&self) -> f64 {
         Self::share(self.high_right, self.high)
     }
     /// Of the queries with no answer, the share answered "no match" or
     /// flagged `low`.
-    pub fn declined_share(&self) -> f64 {
+    pub(super) fn declined_share(&self) -> f64 {
         Self::share(self.declined, self.unanswerable)
     }
 
@@ -328,7 +311,7 @@ impl Scores {
 
 /// Results over a query set: overall and per kind, plus the misses.
 #[derive(Debug, Clone, Default)]
-pub struct Report {
+pub(super) struct Report {
     pub overall: Scores,
     pub by_kind: BTreeMap<String, Scores>,
     /// Queries whose best answer was not in the top five (or a wrong
@@ -338,7 +321,7 @@ pub struct Report {
 
 /// A query the ranking missed, with what it answered.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Miss {
+pub(super) struct Miss {
     pub query: String,
     /// The query file's line (0 when built in code).
     pub line: usize,
@@ -376,7 +359,7 @@ impl std::fmt::Display for Miss {
 
 /// What a ranking function answers to one query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ranked {
+pub(super) struct Ranked {
     /// Skill names, best first.
     pub names: Vec<String>,
     /// It declared "no match".
@@ -386,10 +369,10 @@ pub struct Ranked {
 }
 
 /// A ranking function under evaluation.
-pub type Ranker<'a> = dyn Fn(&str) -> Ranked + 'a;
+pub(super) type Ranker<'a> = dyn Fn(&str) -> Ranked + 'a;
 
 /// Score `rank` on `queries`.
-pub fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
+pub(super) fn evaluate(queries: &[LabelledQuery], rank: &Ranker<'_>) -> Report {
     let mut report = Report::default();
     for q in queries {
         let answer = rank(&q.query);
@@ -471,169 +454,4 @@ fn ndcg_at_10(ranked: &[String], relevant: &[String]) -> f64 {
     } else {
         dcg / ideal
     }
-}
-
-/// skilldex's own search as a ranker.
-pub fn skilldex_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
-    let index = super::SearchIndex::build(catalog);
-    move |query| {
-        let results = index.search(catalog, query, &SearchOptions::skills(10));
-        let names = results
-            .hits
-            .iter()
-            .map(|h| catalog.skills()[h.index].name.clone())
-            .collect();
-        Ranked {
-            names,
-            no_match: results.no_match,
-            low: results.confidence == Confidence::Low,
-        }
-    }
-}
-
-/// skilldex's tool search as a ranker (tools only, ids `server/tool`),
-/// with tools scored as `scoring` says.
-pub fn tool_ranker(catalog: &Catalog, scoring: super::ToolScoring) -> impl Fn(&str) -> Ranked + '_ {
-    let index = super::SearchIndex::build_with(catalog, scoring);
-    move |query| {
-        let options = SearchOptions {
-            limit: 10,
-            kind: Some(super::EntryKind::Tool),
-        };
-        let results = index.search(catalog, query, &options);
-        let names = results
-            .hits
-            .iter()
-            .map(|h| h.id(catalog).to_string())
-            .collect();
-        Ranked {
-            names,
-            no_match: results.no_match,
-            low: results.confidence == Confidence::Low,
-        }
-    }
-}
-
-/// The baseline: plain BM25 (k1 1.2, b 0.75) over each skill's name and
-/// description, lower-cased words split at non-alphanumerics, no stemming,
-/// no field weights, never "no match" and never flagged.
-pub fn bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
-    bm25_over(
-        catalog
-            .skills()
-            .iter()
-            .map(|s| (s.name.clone(), format!("{} {}", s.name, s.description)))
-            .collect(),
-    )
-}
-
-/// The tools' baseline: the same plain BM25 over each tool's name,
-/// description, and its parameters' names and descriptions (ids
-/// `server/tool`).
-pub fn tool_bm25_ranker(catalog: &Catalog) -> impl Fn(&str) -> Ranked + '_ {
-    bm25_over(
-        catalog
-            .tools()
-            .map(|(_, tool)| {
-                let [name, described, parameters, hint] = super::kinds::tool_text(tool);
-                (
-                    tool.id.clone(),
-                    format!("{name} {described} {parameters} {hint}"),
-                )
-            })
-            .collect(),
-    )
-}
-
-/// Plain BM25 over `(id, text)` documents.
-fn bm25_over<'a>(documents: Vec<(String, String)>) -> impl Fn(&str) -> Ranked + 'a {
-    let words = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (ids, docs): (Vec<String>, Vec<Vec<String>>) = documents
-        .into_iter()
-        .map(|(id, text)| (id, words(&text)))
-        .unzip();
-    let n = docs.len() as f64;
-    let average = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
-    let mut df: BTreeMap<String, usize> = BTreeMap::new();
-    for d in &docs {
-        let mut seen: Vec<&String> = d.iter().collect();
-        seen.sort();
-        seen.dedup();
-        for w in seen {
-            *df.entry(w.clone()).or_default() += 1;
-        }
-    }
-    move |query| {
-        let q = words(query);
-        let mut scored: Vec<(f64, usize)> = docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let mut score = 0.0;
-                for t in &q {
-                    let tf = d.iter().filter(|w| *w == t).count() as f64;
-                    if tf == 0.0 {
-                        continue;
-                    }
-                    let df = *df.get(t).unwrap_or(&0) as f64;
-                    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * d.len() as f64 / average));
-                }
-                (score, i)
-            })
-            .filter(|(s, _)| *s > 0.0)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let names = scored
-            .iter()
-            .take(10)
-            .map(|&(_, i)| ids[i].clone())
-            .collect();
-        Ranked {
-            names,
-            no_match: false,
-            low: false,
-        }
-    }
-}
-
-/// A plain-text table of a report.
-pub fn table(report: &Report) -> String {
-    // Answerable queries: answered (not "no match"), flagged high, and
-    // of the high ones, right at rank 1. Unanswerable ones: declined (low
-    // or "no match").
-    let mut out = String::from(
-        "kind          queries  R@1    R@5    MRR    answered  high   high R@1  declined\n",
-    );
-    let mut line = |name: &str, s: &Scores| {
-        let or_dash = |n: usize, v: f64| {
-            if n == 0 {
-                "    -".to_string()
-            } else {
-                format!("{v:.3}")
-            }
-        };
-        out.push_str(&format!(
-            "{:<13} {:>7}  {}  {}  {}  {}     {}  {}     {}\n",
-            name,
-            s.answerable + s.unanswerable,
-            or_dash(s.answerable, s.r1()),
-            or_dash(s.answerable, s.r5()),
-            or_dash(s.answerable, s.mrr()),
-            or_dash(s.answerable, s.answered_share()),
-            or_dash(s.answerable, s.high_share()),
-            or_dash(s.high, s.high_precision()),
-            or_dash(s.unanswerable, s.declined_share()),
-        ));
-    };
-    for (kind, s) in &report.by_kind {
-        line(kind, s);
-    }
-    line("all", &report.overall);
-    out
 }

@@ -6,15 +6,18 @@ use super::commands::{report_diagnostics, stdout, write_json};
 use super::search::KindArg;
 use super::{build, builder, Cli};
 use clap::Args;
+use score::{Check, QueryFile, Ranked, Report, Scores};
 use skilldex::catalog::Catalog;
 use skilldex::entry::Profile;
-use skilldex::search::eval::{self, Check, QueryFile, Ranked, Report, Scores};
-use skilldex::search::{self, Confidence, SearchIndex, SearchOptions};
+use skilldex::search::{self, Confidence, SearchIndex, SearchOptions, ToolScoring};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+mod baseline;
+mod score;
 
 #[derive(Debug, Args)]
 pub(super) struct EvalArgs {
@@ -36,8 +39,34 @@ pub(super) struct EvalArgs {
     /// Misses listed in the text report (all of them in --json).
     #[arg(long, value_name = "N", default_value_t = 20)]
     misses: usize,
+    /// Score a baseline ranker beside skilldex's search, on the same
+    /// requests: `bm25` is a plain BM25 over each entry's name,
+    /// description and (for tools) parameters.
+    #[arg(long, value_enum, value_name = "RANKER")]
+    baseline: Option<BaselineArg>,
+    /// How tools are scored: `hierarchical` (a server's evidence apart,
+    /// lifting its tools; what search does) or `flat` (the server's text a
+    /// field of each tool) — to measure one against the other.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SCORING",
+        default_value = "hierarchical"
+    )]
+    tool_scoring: ToolScoringArg,
     #[command(flatten)]
     model: super::model::ModelArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum BaselineArg {
+    Bm25,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ToolScoringArg {
+    Hierarchical,
+    Flat,
 }
 
 fn share(text: &str) -> Result<f64, String> {
@@ -62,7 +91,7 @@ pub(super) fn eval_command(cli: &Cli, args: &EvalArgs) -> anyhow::Result<ExitCod
             return Ok(ExitCode::from(2));
         }
     };
-    let mut file = match eval::parse_query_file(&text) {
+    let mut file = match score::parse_query_file(&text) {
         Ok(file) => file,
         Err(e) => {
             say!("{shown}:{}:{}: {}", e.line, e.column, e.message);
@@ -89,7 +118,13 @@ pub(super) fn eval_command(cli: &Cli, args: &EvalArgs) -> anyhow::Result<ExitCod
         limit: LIMIT,
         kind: args.kind.map(KindArg::entry_kind),
     };
-    let index = SearchIndex::build(&catalog);
+    let index = SearchIndex::build_with(
+        &catalog,
+        match args.tool_scoring {
+            ToolScoringArg::Hierarchical => ToolScoring::Hierarchical,
+            ToolScoringArg::Flat => ToolScoring::Flat,
+        },
+    );
     let vectors = match model.as_deref() {
         Some(model) => {
             let vectors = model.index(&catalog)?;
@@ -120,8 +155,11 @@ pub(super) fn eval_command(cli: &Cli, args: &EvalArgs) -> anyhow::Result<ExitCod
         };
         answers.insert(&query.query, ranked);
     }
-    let report = eval::evaluate(&file.queries, &|q: &str| {
+    let report = score::evaluate(&file.queries, &|q: &str| {
         answers.get(q).cloned().unwrap_or_default()
+    });
+    let baseline = args.baseline.map(|BaselineArg::Bm25| {
+        score::evaluate(&file.queries, &baseline::bm25(&catalog, options.kind))
     });
     let checks = file.thresholds.check(&report.overall);
     let passed = checks.iter().all(|c| c.passed);
@@ -139,6 +177,7 @@ pub(super) fn eval_command(cli: &Cli, args: &EvalArgs) -> anyhow::Result<ExitCod
             None => "all",
         },
         report: &report,
+        baseline: baseline.as_ref(),
         checks: &checks,
         p50: percentile(&latencies, 50),
         p95: percentile(&latencies, 95),
@@ -235,6 +274,8 @@ struct Run<'a> {
     mode: &'static str,
     kind: &'static str,
     report: &'a Report,
+    /// The baseline ranker's report, when one was asked for.
+    baseline: Option<&'a Report>,
     checks: &'a [Check],
     p50: Duration,
     p95: Duration,
@@ -259,6 +300,9 @@ fn scores_json(s: &Scores) -> serde_json::Value {
         "ndcg10": figure(answerable, s.ndcg10()),
         "no_match": figure(answerable, s.no_match_share()),
         "low": figure(answerable, s.low_share()),
+        "answered": figure(answerable, s.answered_share()),
+        "high": figure(answerable, s.high_share()),
+        "high_r1": figure(s.high > 0, s.high_precision()),
         "declined": figure(s.unanswerable > 0, s.declined_share()),
     })
 }
@@ -281,7 +325,7 @@ impl Run<'_> {
             .filter(|(kind, _)| !kind.is_empty())
             .map(|(kind, s)| (kind.clone(), scores_json(s)))
             .collect();
-        let extra = serde_json::json!({
+        let mut extra = serde_json::json!({
             "file": self.file,
             "mode": self.mode,
             "kind": self.kind,
@@ -291,6 +335,11 @@ impl Run<'_> {
             "passed": self.checks.iter().all(|c| c.passed),
             "misses": self.report.misses,
         });
+        if let (Some(baseline), Some(map)) = (self.baseline, extra.as_object_mut()) {
+            let mut scores = scores_json(&baseline.overall);
+            scores["ranker"] = "bm25".into();
+            map.insert("baseline".into(), scores);
+        }
         if let (Some(value), serde_json::Value::Object(extra)) = (value.as_object_mut(), extra) {
             value.extend(extra);
         }
@@ -338,6 +387,18 @@ impl Run<'_> {
                 percent(s.declined_share()),
                 percent(s.no_match_recall())
             )?;
+        }
+        if let Some(b) = self.baseline.map(|b| &b.overall) {
+            if b.answerable > 0 {
+                writeln!(
+                    out,
+                    "baseline (plain BM25): R@1 {:.3}  R@5 {:.3}  MRR {:.3}  nDCG@10 {:.3}",
+                    b.r1(),
+                    b.r5(),
+                    b.mrr(),
+                    b.ndcg10()
+                )?;
+            }
         }
         writeln!(
             out,
