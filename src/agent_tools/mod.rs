@@ -4,7 +4,7 @@
 //! from one catalog snapshot.
 //!
 //! Nothing here knows MCP: the server in `mcp/` wraps these answers in its
-//! protocol types, and `skilldex tools` prints the definitions. Two kinds of
+//! protocol types, and `skilldex agent-tools` prints the definitions. Two kinds of
 //! failure are kept apart on purpose. A request that does not fit the
 //! schema (a missing or mistyped argument, an unknown tool) is an
 //! `ArgumentError`, which a protocol answers as a malformed request. A

@@ -24,6 +24,7 @@ pub(super) fn dispatch(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Read(args) => super::read::read_command(cli, args),
         Command::Grep(args) => super::grep::grep_command(cli, args),
         Command::Serve(args) => super::serve::serve_command(cli, args),
+        Command::AgentTools(args) => super::tools::agent_tools_command(args),
         Command::Tools(args) => super::tools::tools_command(cli, args),
         Command::Search(args) => super::search::search_command(cli, args),
         Command::Eval(args) => super::eval::eval_command(cli, args),

@@ -113,7 +113,11 @@ enum Command {
     Grep(GrepArgs),
     /// Serve the catalog to an agent over MCP (stdio).
     Serve(serve::ServeArgs),
-    /// Print the tool definitions `serve` publishes (MCP or OpenAI shape).
+    /// Print skilldex's own tool definitions, the ones `serve` publishes
+    /// (MCP or OpenAI shape), for hosts that wire the tools themselves.
+    AgentTools(tools::AgentToolsArgs),
+    /// Act on the tool catalogs: sync them from MCP servers, print a
+    /// catalog tool's full definition.
     Tools(tools::ToolsArgs),
     /// Find the skills that fit a task, ranked by relevance.
     Search(search::SearchArgs),

@@ -1,7 +1,10 @@
-//! `skilldex tools`: print the tool definitions `serve` publishes, as MCP
-//! `tools/list` entries or as OpenAI function tools, for hosts that wire
-//! the tools themselves; and `skilldex tools sync`, which fills the tool
-//! catalogs (`mcp-tools.json`) from the MCP servers people configured.
+//! `skilldex agent-tools`: print skilldex's own tool definitions, the ones
+//! `serve` publishes, as MCP `tools/list` entries or as OpenAI function
+//! tools, for hosts that wire the tools themselves. And `skilldex tools`,
+//! which acts on the tool catalogs (`mcp-tools.json`): `sync` fills them
+//! from the MCP servers people configured, `spec` prints a catalog tool's
+//! definition. (`tools --format`, the older spelling of `agent-tools`,
+//! still works, with a note.)
 
 use super::Cli;
 use clap::{Args, Subcommand, ValueEnum};
@@ -9,10 +12,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
-pub(super) struct ToolsArgs {
-    #[command(subcommand)]
-    action: Option<ToolsAction>,
+pub(super) struct AgentToolsArgs {
     /// Shape of the definitions.
     #[arg(long, value_enum, default_value_t = ToolsFormat::Mcp)]
     format: ToolsFormat,
@@ -25,6 +25,16 @@ pub(super) struct ToolsArgs {
     /// every object closed).
     #[arg(long)]
     strict: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_required = false)]
+pub(super) struct ToolsArgs {
+    #[command(subcommand)]
+    action: Option<ToolsAction>,
+    /// The older spelling of `skilldex agent-tools`.
+    #[command(flatten)]
+    own: AgentToolsArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,10 +57,16 @@ enum ToolsFormat {
 
 pub(super) fn tools_command(cli: &Cli, args: &ToolsArgs) -> anyhow::Result<ExitCode> {
     match &args.action {
-        Some(ToolsAction::Sync(sync)) => return super::tools_sync::sync_command(cli, sync),
-        Some(ToolsAction::Spec(spec)) => return super::tools_spec::spec_command(cli, spec),
-        None => {}
+        Some(ToolsAction::Sync(sync)) => super::tools_sync::sync_command(cli, sync),
+        Some(ToolsAction::Spec(spec)) => super::tools_spec::spec_command(cli, spec),
+        None => {
+            say!("skilldex: `tools` without `sync` or `spec` prints skilldex's own tool definitions; that command is now `skilldex agent-tools` (same flags)");
+            agent_tools_command(&args.own)
+        }
     }
+}
+
+pub(super) fn agent_tools_command(args: &AgentToolsArgs) -> anyhow::Result<ExitCode> {
     let definitions = skilldex::agent_tools::definitions();
     let value = match (args.format, args.strict) {
         (ToolsFormat::Mcp, false) => skilldex::agent_tools::mcp_json(&definitions),

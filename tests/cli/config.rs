@@ -192,7 +192,7 @@ fn a_bad_file_is_an_error_with_its_position() {
 
 #[test]
 fn tools_prints_schemas_in_both_shapes() {
-    let mcp = super::run(&["tools", "--format", "mcp"]);
+    let mcp = super::run(&["agent-tools", "--format", "mcp"]);
     assert_eq!(mcp.code, 0, "{mcp:?}");
     let json = mcp.json();
     let names: Vec<&str> = json
@@ -210,7 +210,7 @@ fn tools_prints_schemas_in_both_shapes() {
             "request_skill_enable"
         ]
     );
-    let openai = super::run(&["tools", "--format", "openai"]);
+    let openai = super::run(&["agent-tools", "--format", "openai"]);
     let first = &openai.json()[0];
     assert_eq!(first["type"], "function");
     assert_eq!(first["parameters"]["type"], "object");
@@ -356,11 +356,25 @@ fn a_missing_config_file_is_reported_once() {
 }
 
 #[test]
-fn tools_accepts_json() {
-    let plain = super::run(&["tools"]);
-    let json = super::run(&["tools", "--json"]);
+fn agent_tools_accepts_json() {
+    let plain = super::run(&["agent-tools"]);
+    let json = super::run(&["agent-tools", "--json"]);
     assert_eq!(json.code, 0, "{json:?}");
     assert_eq!(json.stdout, plain.stdout);
-    let openai = super::run(&["tools", "--json", "--format", "openai"]);
+    assert!(json.stderr.is_empty(), "{json:?}");
+    let openai = super::run(&["agent-tools", "--json", "--format", "openai"]);
     assert_eq!(openai.json()[0]["type"], "function", "{openai:?}");
+}
+
+/// `tools --format`, the older spelling, prints the same definitions and
+/// says on stderr what the command is called now.
+#[test]
+fn tools_without_a_subcommand_is_the_older_spelling_of_agent_tools() {
+    for format in ["mcp", "openai"] {
+        let now = super::run(&["agent-tools", "--format", format]);
+        let before = super::run(&["tools", "--format", format]);
+        assert_eq!(before.code, 0, "{before:?}");
+        assert_eq!(before.stdout, now.stdout);
+        assert!(before.stderr.contains("skilldex agent-tools"), "{before:?}");
+    }
 }

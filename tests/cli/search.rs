@@ -551,7 +551,7 @@ fn a_closed_pipe_is_not_an_error() {
     use std::io::Read;
     use std::process::Stdio;
     for args in [
-        &["tools", "--format", "openai"][..],
+        &["agent-tools", "--format", "openai"][..],
         &["search", "--json", "review"][..],
     ] {
         let mut child = super::skilldex()

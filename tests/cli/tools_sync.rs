@@ -320,7 +320,7 @@ fn servers_are_imported_from_client_configs() {
 #[test]
 fn the_tools_command_still_prints_our_definitions() {
     let mut command = skilldex();
-    command.args(["tools", "--format", "openai"]);
+    command.args(["agent-tools", "--format", "openai"]);
     let run = bounded(command);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.contains("\"search_skills\""), "{run:?}");

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 impl SkilldexServer {
     pub(super) async fn tools_list(&self) -> Result<ListToolsResult, McpError> {
-        // The entries `skilldex tools --format mcp` prints, as they are.
+        // The entries `skilldex agent-tools --format mcp` prints, as they are.
         let mut tools: Vec<Tool> = match agent_tools::mcp_json(&agent_tools::definitions()) {
             Value::Array(entries) => entries
                 .into_iter()
