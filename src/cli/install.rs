@@ -59,16 +59,23 @@ pub(super) fn install_command(cli: &Cli, args: &InstallArgs) -> anyhow::Result<E
         settings
             .available
             .iter()
-            .map(|p| Location::from_path(p))
-            .collect()
+            .map(|p| {
+                Location::from_path(p).map_err(|error| {
+                    anyhow::anyhow!("the `available` entry {}: {error}", p.display())
+                })
+            })
+            .collect::<anyhow::Result<_>>()?
     } else {
         args.from
             .iter()
             .map(|text| match Location::parse(text) {
-                Location::File(path) => Location::File(std::path::absolute(&path).unwrap_or(path)),
-                url => url,
+                Ok(Location::File(path)) => {
+                    Ok(Location::File(std::path::absolute(&path).unwrap_or(path)))
+                }
+                Ok(url) => Ok(url),
+                Err(error) => Err(anyhow::anyhow!("--from {text}: {error}")),
             })
-            .collect()
+            .collect::<anyhow::Result<_>>()?
     };
     if args.list {
         return list(args, &available);

@@ -196,7 +196,7 @@ fn check_format(value: &str) -> Result<(), UnknownFormat> {
 fn resolve_path(text: &str, base: &Path, home: Option<&Path>) -> PathBuf {
     // A URL (an `available` index) is kept as written.
     let lower = text.get(..8).unwrap_or(text).to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
+    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("file:") {
         return PathBuf::from(text);
     }
     if let (Some(rest), Some(home)) = (text.strip_prefix("~/"), home) {

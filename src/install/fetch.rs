@@ -54,20 +54,23 @@ fn scheme(reference: &str) -> Option<&str> {
 
 impl Location {
     /// A location as the user wrote it: a URL when it starts with
-    /// `http(s)://`, else a path.
-    pub fn parse(text: &str) -> Location {
+    /// `http(s)://`, the path of a `file:` URL (percent escapes decoded),
+    /// else a path taken as written.
+    pub fn parse(text: &str) -> Result<Location, FetchError> {
         if is_http(text) {
-            Location::Url(text.to_string())
+            Ok(Location::Url(text.to_string()))
+        } else if is_file_url(text) {
+            file_url_path(text).map(Location::File)
         } else {
-            Location::File(PathBuf::from(text))
+            Ok(Location::File(PathBuf::from(text)))
         }
     }
 
     /// A location held in a path (configuration keeps URLs as written).
-    pub fn from_path(path: &Path) -> Location {
+    pub fn from_path(path: &Path) -> Result<Location, FetchError> {
         match path.to_str() {
-            Some(text) if is_http(text) => Location::Url(text.to_string()),
-            _ => Location::File(path.to_path_buf()),
+            Some(text) if is_http(text) || is_file_url(text) => Location::parse(text),
+            _ => Ok(Location::File(path.to_path_buf())),
         }
     }
 
@@ -85,12 +88,20 @@ impl Location {
         }
         if let Some(scheme) = scheme(reference) {
             if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+                check_escapes(reference)?;
                 return Ok(Location::Url(reference.to_string()));
             }
+            if scheme.eq_ignore_ascii_case("file") && matches!(self, Location::File(_)) {
+                // An index read from disk may name files on the same disk;
+                // one fetched from a server never does.
+                return file_url_path(reference).map(Location::File);
+            }
             return Err(FetchError(format!(
-                "the `url` {reference:?} is a `{scheme}:` URL; only http(s) URLs and paths relative to the index are fetched"
+                "the `url` {reference:?} is a `{scheme}:` URL; only http(s) URLs, paths relative to the index{} are fetched",
+                if matches!(self, Location::File(_)) { " and `file:` URLs" } else { "" }
             )));
         }
+        check_escapes(reference)?;
         match self {
             Location::Url(base) => Ok(Location::Url(join_url(base, reference))),
             Location::File(index) => {
@@ -99,8 +110,9 @@ impl Location {
                         "the `url` {reference:?} names another host, which an index read from a file has not — write it with `https:`"
                     )));
                 }
-                let path = reference.split('?').next().unwrap_or("");
-                let base = if let Some(rest) = path.strip_prefix('/') {
+                let path = decode_path(reference.split('?').next().unwrap_or(""), reference)?;
+                let path = path.as_path();
+                let base = if let Ok(rest) = path.strip_prefix("/") {
                     // Path-absolute: against the folder the index was
                     // published in (the one holding `.well-known`).
                     let published = published_folder(index).ok_or_else(|| {
@@ -125,6 +137,111 @@ impl Location {
             Location::Url(url) => get(url, max),
         }
     }
+}
+
+/// `file:` (any case) at the start.
+fn is_file_url(text: &str) -> bool {
+    text.get(..5)
+        .is_some_and(|head| head.eq_ignore_ascii_case("file:"))
+}
+
+/// The path a `file:` URL names: `file:///abs`, `file://localhost/abs` or
+/// `file:/abs`, percent escapes decoded; a query and a fragment dropped.
+fn file_url_path(url: &str) -> Result<PathBuf, FetchError> {
+    let rest = &url[5..];
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let path = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let cut = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
+            let (host, path) = authority_and_path.split_at(cut);
+            if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+                return Err(FetchError(format!(
+                    "the URL {url:?} names the host {host:?}; a `file:` URL must name this machine (`file:///path`)"
+                )));
+            }
+            path
+        }
+        None => rest,
+    };
+    if !path.starts_with('/') {
+        return Err(FetchError(format!(
+            "the URL {url:?} has no absolute path; write it as `file:///path`"
+        )));
+    }
+    Ok(crate::paths::normalize(&decode_path(path, url)?))
+}
+
+/// A URL path's segments with their percent escapes decoded, as a path.
+/// A segment whose escapes decode to a `/`, a NUL, a backslash, or to
+/// `.` or `..` is refused: an escape must not add structure the path did
+/// not show. `..` written plainly is kept for the caller to resolve.
+fn decode_path(path: &str, whole: &str) -> Result<PathBuf, FetchError> {
+    let mut out = String::new();
+    for (i, segment) in path.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&decode_segment(segment, whole)?);
+    }
+    Ok(PathBuf::from(out))
+}
+
+/// One segment decoded (see [`decode_path`]).
+fn decode_segment(segment: &str, whole: &str) -> Result<String, FetchError> {
+    if !segment.contains('%') {
+        return Ok(segment.to_string());
+    }
+    let decoded = decode_bytes(segment, whole)?;
+    String::from_utf8(decoded).map_err(|_| {
+        FetchError(format!(
+            "the `url` {whole:?} has percent escapes that are not UTF-8"
+        ))
+    })
+}
+
+/// The bytes of one segment with its escapes decoded, refused when they
+/// hide structure (see [`decode_path`]).
+fn decode_bytes(segment: &str, whole: &str) -> Result<Vec<u8>, FetchError> {
+    let bytes = segment.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = segment
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    FetchError(format!(
+                        "the `url` {whole:?} has a `%` that is not followed by two hex digits — write a literal `%` as `%25`"
+                    ))
+                })?;
+            decoded.push(hex);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    if decoded.iter().any(|b| matches!(b, b'/' | b'\\' | 0)) || decoded == b"." || decoded == b".."
+    {
+        return Err(FetchError(format!(
+            "the `url` {whole:?} hides {:?} behind percent escapes (in the segment {segment:?}); an escaped `/`, `\\`, NUL, `.` or `..` is refused",
+            String::from_utf8_lossy(&decoded)
+        )));
+    }
+    Ok(decoded)
+}
+
+/// [`decode_bytes`]'s refusals for a reference that is kept encoded (an
+/// `http(s)` URL), which a server would decode.
+fn check_escapes(reference: &str) -> Result<(), FetchError> {
+    let path = reference.split(['?', '#']).next().unwrap_or("");
+    for segment in path.split('/').filter(|s| s.contains('%')) {
+        decode_bytes(segment, reference)?;
+    }
+    Ok(())
 }
 
 /// The folder holding `.well-known/agent-skills/index.json`, for an index
@@ -284,5 +401,88 @@ mod tests {
         let loose = Location::File(PathBuf::from("/tmp/index.json"));
         assert!(loose.join("/a").is_err());
         assert!(loose.join("//host/a").is_err());
+    }
+
+    #[test]
+    fn percent_escapes_are_decoded_for_files_and_may_not_hide_structure() {
+        let file = Location::File(PathBuf::from("/site/.well-known/agent-skills/index.json"));
+        assert_eq!(
+            file.join("my%20skill/SKILL.md").unwrap(),
+            Location::File(PathBuf::from(
+                "/site/.well-known/agent-skills/my skill/SKILL.md"
+            ))
+        );
+        assert_eq!(
+            file.join("caf%C3%A9.tar.gz?x=%2F").unwrap(),
+            Location::File(PathBuf::from("/site/.well-known/agent-skills/café.tar.gz"))
+        );
+        assert_eq!(
+            file.join("file:///srv/my%20skills/a.tar.gz").unwrap(),
+            Location::File(PathBuf::from("/srv/my skills/a.tar.gz"))
+        );
+        assert_eq!(
+            file.join("file://localhost/srv/a%25b").unwrap(),
+            Location::File(PathBuf::from("/srv/a%b"))
+        );
+        for hidden in [
+            "%2e%2e/%2e%2e/etc/passwd",
+            "a/%2E%2E/b",
+            "a%2Fb",
+            "a%2f..%2fb",
+            "a%5Cb",
+            "a%00b",
+            "file:///srv/%2e%2e/etc",
+            "file:///a%2Fb",
+        ] {
+            let error = file.join(hidden).unwrap_err().to_string();
+            assert!(
+                error.contains("behind percent escapes"),
+                "{hidden}: {error}"
+            );
+        }
+        assert!(file
+            .join("a%zz")
+            .unwrap_err()
+            .to_string()
+            .contains("two hex digits"));
+        assert!(file
+            .join("a%FF")
+            .unwrap_err()
+            .to_string()
+            .contains("not UTF-8"));
+        assert!(file
+            .join("file://other.host/a")
+            .unwrap_err()
+            .to_string()
+            .contains("this machine"));
+
+        // An http index keeps escapes for the server, refuses the hidden
+        // ones, and never reaches the disk.
+        let url = Location::Url("https://example.com/.well-known/agent-skills/index.json".into());
+        assert_eq!(
+            url.join("my%20skill/SKILL.md").unwrap(),
+            Location::Url(
+                "https://example.com/.well-known/agent-skills/my%20skill/SKILL.md".into()
+            )
+        );
+        assert!(url.join("%2e%2e/%2e%2e/x").is_err());
+        assert!(url.join("https://example.com/a%2Fb").is_err());
+        assert!(url.join("file:///etc/passwd").is_err());
+
+        // What a user writes.
+        assert_eq!(
+            Location::parse("file:///tmp/my%20site/index.json").unwrap(),
+            Location::File(PathBuf::from("/tmp/my site/index.json"))
+        );
+        assert_eq!(
+            Location::parse("FILE:/tmp/a%20b").unwrap(),
+            Location::File(PathBuf::from("/tmp/a b"))
+        );
+        assert_eq!(
+            Location::parse("plain%20path").unwrap(),
+            Location::File(PathBuf::from("plain%20path")),
+            "a path is taken as written"
+        );
+        assert!(Location::parse("file:relative").is_err());
     }
 }

@@ -8,8 +8,8 @@
 //! An install from a folder copies it (`copy.rs`). An install from an
 //! index fetches the artifact, checks it against the index's `sha256`
 //! digest — a mismatch is an error and nothing is written — and writes a
-//! `SKILL.md` or unpacks the archive (`archive.rs`, which refuses path
-//! traversal and links out and holds the copy's caps). Either way the
+//! `SKILL.md` or unpacks the archive (`unpack.rs`, `.tar.gz` or `.zip`,
+//! which refuses path traversal and links out and holds the copy's caps). Either way the
 //! skill is staged in a hidden folder of the root (with an `.ignore` of
 //! `*`, so a watcher never sees half a skill) and renamed into place in
 //! one step; on any failure the staging folder is removed and nothing is
@@ -23,6 +23,7 @@ pub mod fetch;
 pub mod index;
 pub mod lock;
 pub mod sources;
+pub mod unpack;
 
 pub use copy::{copy_into_first_writable, OfferedSkill};
 pub use fetch::{Location, WELL_KNOWN};
@@ -420,7 +421,7 @@ fn place(
             }
             ArtifactKind::Archive => {
                 let unpacked =
-                    archive::unpack(bytes, &copy).map_err(|reason| InstallError::Archive {
+                    unpack::unpack(bytes, &copy).map_err(|reason| InstallError::Archive {
                         id: id.to_string(),
                         url: url.to_string(),
                         reason,
@@ -511,7 +512,12 @@ pub fn replay(entry: &Locked, lock_file: &Path) -> Result<Replayed, InstallError
                     entry.name
                 ))
             })?;
-            let bytes = fetch_verified(&entry.name, &Location::parse(&entry.url), &entry.digest)?;
+            let location = Location::parse(&entry.url).map_err(|error| InstallError::Fetch {
+                id: entry.name.clone(),
+                url: entry.url.clone(),
+                error: error.to_string(),
+            })?;
+            let bytes = fetch_verified(&entry.name, &location, &entry.digest)?;
             (kind, bytes)
         }
     };

@@ -23,6 +23,7 @@ mod hostile_installs;
 mod hostile_upstreams;
 #[cfg(feature = "mcp")]
 mod hosts;
+mod install_formats;
 mod layouts;
 mod link;
 #[cfg(all(unix, feature = "mcp"))]

@@ -282,10 +282,21 @@ impl SkilldexServer {
             .map(|s| {
                 s.available
                     .iter()
-                    .map(|a| crate::install::Location::from_path(a))
-                    .collect::<Vec<_>>()
+                    .map(|a| {
+                        crate::install::Location::from_path(a).map_err(|error| {
+                            format!(
+                                "the `available` entry {} of skilldex.yaml: {error}",
+                                a.display()
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
             })
-            .unwrap_or_default();
+            .unwrap_or_else(|| Ok(Vec::new()));
+        let available = match available {
+            Ok(available) => available,
+            Err(error) => return Ok(Self::answer(ToolAnswer::error(error)).into()),
+        };
         let offered = {
             let catalog = Arc::clone(&view.catalog);
             let id = id.to_string();
